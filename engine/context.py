@@ -1,0 +1,157 @@
+"""`Context`: who is acting, on which site, in which language, inside which unit of work.
+
+Engine functions take `ctx` first. Only translation and logging read the ambient
+`current_context`, which fails loudly when unset.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from engine import db
+from engine import exceptions as exc
+
+if TYPE_CHECKING:
+    from engine.meta.schema import Meta
+    from engine.site import Site
+
+_current: contextvars.ContextVar[Context] = contextvars.ContextVar("fw_context")
+
+AUTOMATIC_ROLES = frozenset({"Guest", "All", "Administrator", "Desk User"})
+
+
+class Context:
+    """The acting user, site, language and unit of work of one request, job or command."""
+
+    def __init__(self, site: Site, user: str = "Administrator", *, lang: str = "en",
+                 roles: frozenset[str] | None = None) -> None:
+        self.site = site
+        self.user = user
+        self.lang = lang
+        self.uow: db.UnitOfWork | None = None
+        self.messages: list[dict[str, Any]] = []
+        self._roles = roles
+        self.flags: dict[str, Any] = {}
+
+    @property
+    def db(self) -> db.Database:
+        return self.site.db
+
+    def meta(self, doctype: str) -> Meta:
+        return self.site.meta.get(doctype)
+
+    async def roles(self) -> frozenset[str]:
+        """The user's roles, including the automatic ones; read once per context."""
+        if self._roles is None:
+            self._roles = await self.site.load_roles(self.user)
+        return self._roles
+
+    @property
+    def is_admin(self) -> bool:
+        return self.user == "Administrator"
+
+    def clone(self, user: str | None = None) -> Context:
+        """A context for another user on the same site and unit of work (switching user safely)."""
+        other = Context(self.site, user or self.user, lang=self.lang,
+                        roles=self._roles if user in (None, self.user) else None)
+        other.uow = self.uow
+        other.messages = self.messages
+        return other
+
+    # -- transactions -------------------------------------------------------------------------
+
+    async def write_session(self) -> Any:
+        return await self.uow.write_session() if self.uow else None
+
+    def read_session(self) -> Any:
+        return self.uow.read_session() if self.uow else None
+
+    def after_commit(self, callback: Callable[[], Awaitable[None] | None]) -> None:
+        """Run `callback` once the current unit of work commits; dropped on rollback."""
+        if self.uow is None:
+            raise exc.ConfigurationError("after_commit needs an active unit of work")
+        self.uow.after_commit.append(callback)
+
+    async def commit(self) -> None:
+        """Commit what the unit of work wrote so far; later writes open a new transaction."""
+        if self.uow is not None:
+            await self.uow.commit()
+
+    async def rollback(self) -> None:
+        if self.uow is not None:
+            await self.uow.rollback()
+
+    # -- user feedback ------------------------------------------------------------------------
+
+    def msgprint(self, message: str, *, title: str | None = None, indicator: str | None = None,
+                 alert: bool = False, **extra: Any) -> None:
+        entry: dict[str, Any] = {"message": message}
+        if title:
+            entry["title"] = title
+        if indicator:
+            entry["indicator"] = indicator
+        if alert:
+            entry["alert"] = 1
+        entry.update(extra)
+        self.messages.append(entry)
+
+
+@contextlib.asynccontextmanager
+async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
+    """One transaction for everything `ctx` writes inside the block; joins an enclosing one.
+
+    Commits on success (running after-commit callbacks), rolls back on any exception.
+    """
+    if ctx.uow is not None:
+        yield ctx
+        return
+    token = _current.set(ctx)
+    try:
+        async with db.transaction(ctx.db) as uow:
+            ctx.uow = uow
+            try:
+                yield ctx
+            finally:
+                ctx.uow = None
+    finally:
+        _current.reset(token)
+
+
+async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *, retries: int = 3) -> Any:
+    """Run `fn` in a unit of work, retrying the whole unit on a transient write conflict."""
+    for attempt in range(retries + 1):
+        try:
+            async with unit_of_work(ctx):
+                return await fn()
+        except Exception as e:
+            if attempt < retries and db.is_transient(e) and ctx.uow is None:
+                ctx.messages.clear()
+                continue
+            if db.is_transient(e) and not isinstance(e, exc.TransientError):
+                raise exc.TransientError("The document was changed by another request; please retry") from e
+            raise
+    raise AssertionError("unreachable")
+
+
+@contextlib.contextmanager
+def bind(ctx: Context) -> Any:
+    """Make `ctx` the ambient context (for `_()` and logging) inside the block."""
+    token = _current.set(ctx)
+    try:
+        yield ctx
+    finally:
+        _current.reset(token)
+
+
+def current_context() -> Context:
+    try:
+        return _current.get()
+    except LookupError:
+        raise RuntimeError("no active fw context (are you outside a request or job?)") from None
+
+
+def maybe_current_context() -> Context | None:
+    return _current.get(None)

@@ -1,0 +1,260 @@
+"""The only module that imports the MongoDB driver.
+
+Two backends share one surface: a real MongoDB through PyMongo's native async client
+(`AsyncMongoClient`), and the in-memory `mongomock-motor` fallback. The in-memory backend has the
+same API but no transactions: a unit of work there writes immediately and cannot roll back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import pymongo
+from pymongo import AsyncMongoClient, ReturnDocument
+from pymongo import errors as driver_errors
+
+from engine import exceptions as exc
+
+log = logging.getLogger("fw.db")
+
+Backend = Literal["mongo", "memory"]
+ASCENDING = pymongo.ASCENDING
+DESCENDING = pymongo.DESCENDING
+AFTER = ReturnDocument.AFTER
+
+
+class Database:
+    """One site's database: a driver handle plus what the engine needs to know about it."""
+
+    def __init__(self, client: Any, name: str, backend: Backend) -> None:
+        self.client = client
+        self.name = name
+        self.backend = backend
+        self.handle = client[name]
+
+    @property
+    def transactional(self) -> bool:
+        return self.backend == "mongo"
+
+    def collection(self, name: str) -> Any:
+        return self.handle[name]
+
+    def start_session(self) -> Any:
+        return self.client.start_session()
+
+    async def drop(self) -> None:
+        await self.client.drop_database(self.name)
+
+    async def close(self) -> None:
+        if self.backend == "mongo":
+            await self.client.close()
+
+    async def ping(self) -> None:
+        await self.handle.command("ping")
+
+
+def connect(url: str, db_name: str, *, timeout_ms: int = 10_000) -> Database:
+    """A database handle on a real MongoDB (the connection itself is lazy)."""
+    client: AsyncMongoClient[Any] = AsyncMongoClient(
+        url, serverSelectionTimeoutMS=timeout_ms, tz_aware=False, uuidRepresentation="standard"
+    )
+    return Database(client, db_name, "mongo")
+
+
+_memory_clients: dict[str, Any] = {}
+
+
+def connect_memory(db_name: str) -> Database:
+    """A database handle on the in-memory backend. Nothing persists; there are no transactions."""
+    from mongomock_motor import AsyncMongoMockClient
+
+    client = _memory_clients.setdefault("default", AsyncMongoMockClient())
+    return Database(client, db_name, "memory")
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver calls whose shape differs between the two backends, and error translation
+
+
+async def aggregate(coll: Any, pipeline: list[dict[str, Any]], session: Any = None) -> list[dict[str, Any]]:
+    """Run an aggregation and return every row (pymongo's async `aggregate` is a coroutine)."""
+    with translate_errors():
+        cursor = coll.aggregate(pipeline, session=session) if session else coll.aggregate(pipeline)
+        if asyncio.iscoroutine(cursor):
+            cursor = await cursor
+        return await cursor.to_list(length=None)
+
+
+async def list_indexes(coll: Any) -> list[dict[str, Any]]:
+    cursor = coll.list_indexes()
+    if asyncio.iscoroutine(cursor):
+        cursor = await cursor
+    return [dict(ix) for ix in await cursor.to_list(length=None)]
+
+
+def index_model(keys: Sequence[tuple[str, int]], **options: Any) -> Any:
+    return pymongo.IndexModel(list(keys), **options)
+
+
+@contextlib.contextmanager
+def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str] | None = None) -> Iterator[None]:
+    """Turn driver errors into engine exceptions: duplicate keys name the document or the field."""
+    try:
+        yield
+    except driver_errors.DuplicateKeyError as e:
+        details = e.details or {}
+        key_pattern = details.get("keyPattern") or {}
+        key_value = details.get("keyValue") or {}
+        fields = [f for f in key_pattern if f != "_id"]
+        if not fields:
+            name = key_value.get("_id", "")
+            raise exc.DuplicateEntryError(f"{doctype or 'Document'} {name} already exists") from e
+        labels = [(unique_labels or {}).get(f, f) for f in fields]
+        values = ", ".join(str(key_value.get(f)) for f in fields)
+        msg = (f"{labels[0]} must be unique" if len(fields) == 1
+               else f"{', '.join(labels)} must be unique together")
+        raise exc.UniqueValidationError(f"{msg} ({values} already exists)", field=fields[0]) from e
+    except driver_errors.OperationFailure as e:
+        if e.has_error_label("TransientTransactionError") or e.code == 112:  # WriteConflict
+            raise exc.TransientError("The document was changed by another request; please retry") from e
+        raise
+    except driver_errors.ServerSelectionTimeoutError as e:
+        raise exc.ConfigurationError(
+            f"MongoDB is not reachable ({e}). Check FW_MONGO_URL, or unset it to use the embedded MongoDB."
+        ) from e
+
+
+def is_transient(error: BaseException) -> bool:
+    if isinstance(error, exc.TransientError):
+        return True
+    return isinstance(error, driver_errors.PyMongoError) and error.has_error_label("TransientTransactionError")
+
+
+# ---------------------------------------------------------------------------------------------
+# Units of work
+
+
+@dataclass
+class UnitOfWork:
+    """The transaction of one request or job: started lazily at the first write.
+
+    `after_commit` callbacks (jobs, realtime messages) run only once the writes are durable and
+    are dropped on rollback.
+    """
+
+    db: Database
+    session: Any = None
+    after_commit: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
+    writes: int = 0
+
+    @property
+    def in_transaction(self) -> bool:
+        return self.session is not None and self.session.in_transaction
+
+    async def write_session(self) -> Any:
+        """The session a write must use; opens the transaction on the first write."""
+        self.writes += 1
+        if not self.db.transactional:
+            return None
+        if self.session is None:
+            self.session = self.db.start_session()
+        if not self.session.in_transaction:
+            await self.session.start_transaction()
+        return self.session
+
+    def read_session(self) -> Any:
+        """Reads join the transaction once one is open, so they see the unit's own writes."""
+        return self.session if self.session is not None and self.session.in_transaction else None
+
+    async def commit(self) -> None:
+        if self.in_transaction:
+            with translate_errors():
+                await self.session.commit_transaction()
+        callbacks, self.after_commit = self.after_commit, []
+        self.writes = 0
+        for cb in callbacks:
+            try:
+                result = cb()
+                if asyncio.iscoroutine(result):
+                    await result
+            except Exception:  # an after-commit side effect must not undo a committed request
+                log.exception("after-commit callback failed")
+
+    async def rollback(self) -> None:
+        self.after_commit = []
+        self.writes = 0
+        if self.in_transaction:
+            with contextlib.suppress(driver_errors.PyMongoError):
+                await self.session.abort_transaction()
+
+    async def close(self) -> None:
+        if self.session is not None:
+            await self.session.end_session()
+            self.session = None
+
+
+@contextlib.asynccontextmanager
+async def transaction(db: Database) -> AsyncIterator[UnitOfWork]:
+    """Commit on success, roll back on any error."""
+    uow = UnitOfWork(db)
+    try:
+        yield uow
+    except BaseException:
+        await uow.rollback()
+        await uow.close()
+        raise
+    try:
+        await uow.commit()
+    finally:
+        await uow.close()
+
+
+def monotonic_ms() -> float:
+    return time.monotonic() * 1000
+
+
+# ---------------------------------------------------------------------------------------------
+# Replica-set bootstrap of a private mongod (used by engine.embedded)
+
+
+def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0) -> None:
+    """Initiate (or re-point, after a port change) a single-node replica set and wait for primary."""
+    host = f"127.0.0.1:{port}"
+    client: pymongo.MongoClient[Any] = pymongo.MongoClient(
+        f"mongodb://{host}/?directConnection=true", serverSelectionTimeoutMS=2000
+    )
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                client.admin.command("ping")
+                break
+            except driver_errors.PyMongoError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)
+        try:
+            config = client.admin.command("replSetGetConfig")["config"]
+        except driver_errors.OperationFailure:
+            config = None
+        if config is None:
+            client.admin.command("replSetInitiate", {
+                "_id": "rs0", "members": [{"_id": 0, "host": host}],
+                "writeConcernMajorityJournalDefault": durable,
+            })
+        elif config["members"][0]["host"] != host:
+            config["members"][0]["host"] = host
+            config["version"] += 1
+            client.admin.command("replSetReconfig", config, force=True)
+        while not client.admin.command("hello").get("isWritablePrimary"):
+            if time.monotonic() > deadline:
+                raise exc.ConfigurationError(f"mongod on {host} did not become primary")
+            time.sleep(0.05)
+    finally:
+        client.close()

@@ -1,0 +1,1 @@
+"""Documents: the in-memory `Document`, the store that persists them, and their lifecycle."""

@@ -1,0 +1,121 @@
+"""The only code that reads and writes document collections.
+
+Storage shape: one collection per doctype (`meta.collection`), `_id` is the document `name`,
+child-table rows are embedded under their table fieldname, dates and datetimes are strings in
+Frappe's wire format (so they sort as text), tree documents carry `_ancestors` (root first).
+Every call joins the context's unit of work: writes open its transaction, reads use it once open.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from engine import db
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.meta.schema import Meta
+
+INTERNAL_KEYS = frozenset({"_id", "_ancestors"})
+
+
+def collection(ctx: Context, meta: Meta) -> Any:
+    return ctx.db.collection(meta.collection)
+
+
+def to_document_dict(raw: dict[str, Any]) -> dict[str, Any]:
+    """A stored record as document fields: `_id` becomes `name`, internal keys are dropped."""
+    out = {"name": raw["_id"]} if "_id" in raw else {}
+    for k, v in raw.items():
+        if k not in INTERNAL_KEYS:
+            out[k] = v
+    return out
+
+
+def _unique_labels(meta: Meta) -> dict[str, str]:
+    return {f.fieldname: f.display_label for f in meta.fields if f.fieldname}
+
+
+async def load(ctx: Context, meta: Meta, name: str, projection: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    session = ctx.read_session()
+    with db.translate_errors(meta.name):
+        return await collection(ctx, meta).find_one({"_id": name}, projection, session=session)
+
+
+async def find_one(ctx: Context, meta: Meta, filter: dict[str, Any],
+                   projection: dict[str, Any] | None = None,
+                   sort: list[tuple[str, int]] | None = None) -> dict[str, Any] | None:
+    session = ctx.read_session()
+    with db.translate_errors(meta.name):
+        return await collection(ctx, meta).find_one(filter, projection, sort=sort, session=session)
+
+
+async def find(ctx: Context, meta: Meta, filter: dict[str, Any], *,
+               projection: dict[str, Any] | None = None, sort: list[tuple[str, int]] | None = None,
+               skip: int = 0, limit: int = 0) -> list[dict[str, Any]]:
+    session = ctx.read_session()
+    with db.translate_errors(meta.name):
+        cursor = collection(ctx, meta).find(filter, projection, sort=sort or None, skip=skip, limit=limit,
+                                            session=session)
+        return await cursor.to_list(length=None)
+
+
+async def count(ctx: Context, meta: Meta, filter: dict[str, Any]) -> int:
+    session = ctx.read_session()
+    with db.translate_errors(meta.name):
+        return int(await collection(ctx, meta).count_documents(filter, session=session))
+
+
+async def aggregate(ctx: Context, meta: Meta, pipeline: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return await db.aggregate(collection(ctx, meta), pipeline, session=ctx.read_session())
+
+
+async def insert(ctx: Context, meta: Meta, record: dict[str, Any]) -> None:
+    """Insert a full record (`_id` set). Duplicate names and unique violations become engine errors."""
+    session = await ctx.write_session()
+    with db.translate_errors(meta.name, _unique_labels(meta)):
+        await collection(ctx, meta).insert_one(record, session=session)
+
+
+async def insert_many(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> None:
+    if not records:
+        return
+    session = await ctx.write_session()
+    with db.translate_errors(meta.name, _unique_labels(meta)):
+        await collection(ctx, meta).insert_many(records, ordered=True, session=session)
+
+
+async def update(ctx: Context, meta: Meta, name: str, set_: dict[str, Any], unset: list[str] | None = None,
+                 *, expected_modified: str | None = None) -> bool:
+    """Apply `$set`/`$unset` to one record. With `expected_modified`, only if it still matches.
+
+    Returns False when no record matched (missing, or modified in between).
+    """
+    filter: dict[str, Any] = {"_id": name}
+    if expected_modified is not None:
+        filter["modified"] = expected_modified
+    change: dict[str, Any] = {}
+    if set_:
+        change["$set"] = set_
+    if unset:
+        change["$unset"] = dict.fromkeys(unset, "")
+    if not change:
+        return True
+    session = await ctx.write_session()
+    with db.translate_errors(meta.name, _unique_labels(meta)):
+        result = await collection(ctx, meta).update_one(filter, change, session=session)
+    return bool(result.matched_count)
+
+
+async def update_many(ctx: Context, meta: Meta, filter: dict[str, Any], change: dict[str, Any] | list[Any]) -> int:
+    session = await ctx.write_session()
+    with db.translate_errors(meta.name, _unique_labels(meta)):
+        result = await collection(ctx, meta).update_many(filter, change, session=session)
+    return int(result.modified_count)
+
+
+async def delete(ctx: Context, meta: Meta, name: str) -> bool:
+    session = await ctx.write_session()
+    with db.translate_errors(meta.name):
+        result = await collection(ctx, meta).delete_one({"_id": name}, session=session)
+    return bool(result.deleted_count)

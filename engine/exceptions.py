@@ -1,0 +1,152 @@
+"""fw's one exception hierarchy. Class names are what the wire carries in `exc_type`.
+
+    FwError
+    ├── ValidationError                      business rule or bad input
+    │   ├── MandatoryError                   a `reqd` field is empty
+    │   ├── DataError                        unknown field, operator or malformed value in a query
+    │   ├── FieldTypeError                   a value is not of its field's type
+    │   ├── LinkValidationError              a Link points at nothing
+    │   ├── UniqueValidationError            a `unique` field or index is violated
+    │   ├── CharacterLengthExceededError
+    │   ├── NonNegativeError
+    │   ├── InvalidNameError
+    │   ├── CannotChangeConstantError        `set_only_once` field changed
+    │   ├── TimestampMismatchError           optimistic concurrency on `modified`
+    │   ├── DocstatusTransitionError
+    │   ├── UpdateAfterSubmitError
+    │   ├── WorkflowTransitionError
+    │   ├── LinkExistsError
+    │   ├── ArgumentTypeError                a whitelisted function's argument has the wrong type
+    │   └── DoesNotExistError                (404 at the HTTP edge, resolved by MRO)
+    ├── PermissionError                      (shadows the builtin: import the module, not the name)
+    ├── AuthenticationError
+    ├── DuplicateEntryError                  a document with that name exists
+    ├── CSRFTokenError
+    ├── TooManyRequestsError
+    ├── TransientError                       retryable: write conflict between transactions
+    └── ConfigurationError                   a broken app, doctype JSON or setting (startup)
+
+The engine never speaks HTTP: `server/errors.py` maps these classes to statuses in one table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class FwError(Exception):
+    """Base of every fw error. `message` is user-facing (already translated); `field` names the field."""
+
+    title: str = "Error"
+
+    def __init__(self, message: str = "", *, field: str | None = None, title: str | None = None,
+                 errors: list[dict[str, Any]] | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.field = field
+        if title:
+            self.title = title
+        self._errors = errors
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """A clean list of `{type, message, field}` entries, for the `errors` key on the wire."""
+        if self._errors is not None:
+            return self._errors
+        return [{"type": type(self).__name__, "message": self.message, "field": self.field}]
+
+
+class ValidationError(FwError):
+    title = "Validation Error"
+
+
+class MandatoryError(ValidationError):
+    title = "Missing Fields"
+
+
+class DataError(ValidationError):
+    pass
+
+
+class FieldTypeError(ValidationError):
+    pass
+
+
+class LinkValidationError(ValidationError):
+    pass
+
+
+class UniqueValidationError(ValidationError):
+    pass
+
+
+class CharacterLengthExceededError(ValidationError):
+    pass
+
+
+class NonNegativeError(ValidationError):
+    pass
+
+
+class InvalidNameError(ValidationError):
+    pass
+
+
+class CannotChangeConstantError(ValidationError):
+    pass
+
+
+class TimestampMismatchError(ValidationError):
+    pass
+
+
+class DocstatusTransitionError(ValidationError):
+    pass
+
+
+class UpdateAfterSubmitError(ValidationError):
+    pass
+
+
+class WorkflowTransitionError(ValidationError):
+    pass
+
+
+class LinkExistsError(ValidationError):
+    pass
+
+
+class ArgumentTypeError(ValidationError):
+    pass
+
+
+class DoesNotExistError(ValidationError):
+    title = "Not Found"
+
+
+class PermissionError(FwError):  # noqa: A001 - Frappe's wire name
+    title = "Not Permitted"
+
+
+class AuthenticationError(FwError):
+    title = "Not Authenticated"
+
+
+class DuplicateEntryError(FwError):
+    title = "Duplicate Name"
+
+
+class CSRFTokenError(FwError):
+    pass
+
+
+class TooManyRequestsError(FwError):
+    pass
+
+
+class TransientError(FwError):
+    """A conflict between concurrent transactions; the unit of work may be retried."""
+
+
+class ConfigurationError(FwError):
+    title = "Configuration Error"

@@ -1,0 +1,291 @@
+"""Pydantic models of doctype JSON, and `Meta`: the precomputed, read-only view the engine uses."""
+
+from __future__ import annotations
+
+import re
+from functools import cached_property
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from engine import exceptions as exc
+
+NO_VALUE_TYPES = frozenset({"Section Break", "Column Break", "Tab Break", "HTML", "Button", "Image",
+                            "Fold", "Heading"})
+TABLE_TYPES = frozenset({"Table", "Table MultiSelect"})
+VALUE_TYPES = frozenset({
+    "Data", "Int", "Float", "Currency", "Percent", "Check", "Date", "Datetime", "Time", "Duration",
+    "Select", "Link", "Dynamic Link", "JSON", "Password", "Small Text", "Text", "Long Text",
+    "Text Editor", "Code", "Attach", "Attach Image", "Rating", "Read Only", "Autocomplete", "Color",
+    "Markdown Editor", "HTML Editor", "Phone", "Long Int", "Signature", "Geolocation", "Barcode", "Icon",
+})
+ALL_TYPES = NO_VALUE_TYPES | TABLE_TYPES | VALUE_TYPES
+
+STANDARD_FIELDS = ("name", "owner", "creation", "modified", "modified_by", "docstatus", "idx")
+CHILD_FIELDS = ("parent", "parentfield", "parenttype")
+RIGHTS = ("select", "read", "write", "create", "delete", "submit", "cancel", "amend", "report",
+          "export", "import", "share", "print", "email")
+
+_FIELDNAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def scrub(text: str) -> str:
+    """'Warehouse Violation' -> 'warehouse_violation' (file, module and collection names)."""
+    return text.replace(" ", "_").replace("-", "_").lower()
+
+
+class DocFieldSchema(BaseModel):
+    """One DocField. Unknown Frappe keys are kept (the web UI reads them) but not interpreted."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    fieldname: str = ""
+    fieldtype: str = "Data"
+    label: str | None = None
+    options: str | None = None
+    reqd: bool = False
+    unique: bool = False
+    default: Any = None
+    read_only: bool = False
+    hidden: bool = False
+    fetch_from: str | None = None
+    fetch_if_empty: bool = False
+    in_list_view: bool = False
+    length: int = 0
+    precision: int | None = None
+    permlevel: int = 0
+    allow_on_submit: bool = False
+    set_only_once: bool = False
+    non_negative: bool = False
+    search_index: bool = False
+    no_copy: bool = False
+    description: str | None = None
+
+    @field_validator("fieldtype")
+    @classmethod
+    def _known_type(cls, v: str) -> str:
+        if v not in ALL_TYPES:
+            raise ValueError(f"unknown fieldtype {v!r}")
+        return v
+
+    @field_validator("precision", mode="before")
+    @classmethod
+    def _precision(cls, v: Any) -> Any:
+        return None if v in ("", None) else int(v)
+
+    @model_validator(mode="after")
+    def _check(self) -> DocFieldSchema:
+        if self.fieldtype in NO_VALUE_TYPES:
+            return self
+        if not _FIELDNAME.match(self.fieldname):
+            raise ValueError(f"invalid fieldname {self.fieldname!r} (lowercase letters, digits, _)")
+        if self.fieldtype in ("Link", "Dynamic Link", *TABLE_TYPES) and not self.options:
+            raise ValueError(f"field {self.fieldname!r} of type {self.fieldtype} needs `options`")
+        return self
+
+    @property
+    def has_value(self) -> bool:
+        return self.fieldtype not in NO_VALUE_TYPES and self.fieldtype not in TABLE_TYPES
+
+    @property
+    def is_table(self) -> bool:
+        return self.fieldtype in TABLE_TYPES
+
+    @property
+    def display_label(self) -> str:
+        return self.label or self.fieldname.replace("_", " ").title()
+
+    @cached_property
+    def select_options(self) -> list[str]:
+        return [o for o in (self.options or "").split("\n") if o.strip() != ""]
+
+
+class DocPermSchema(BaseModel):
+    """A DocPerm row. Rights that are not given are 0 (Frappe's JSON export drops zeros)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True, populate_by_name=True)
+
+    role: str
+    permlevel: int = 0
+    if_owner: bool = False
+    select: bool = False
+    read: bool = False
+    write: bool = False
+    create: bool = False
+    delete: bool = False
+    submit: bool = False
+    cancel: bool = False
+    amend: bool = False
+    report: bool = False
+    export: bool = False
+    import_: bool = Field(default=False, alias="import")
+    share: bool = False
+    print: bool = False
+    email: bool = False
+
+    def has(self, right: str) -> bool:
+        return bool(getattr(self, "import_" if right == "import" else right, False))
+
+
+class IndexSchema(BaseModel):
+    """fw's compound index: `{"fields": [...], "unique": bool, "where": {field: value}}`."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    fields: list[str] = Field(min_length=1)
+    unique: bool = False
+    where: dict[str, Any] | None = None
+    name: str | None = None
+
+
+class DocTypeSchema(BaseModel):
+    """A doctype as written in JSON (Frappe's DocType keys plus `indexes`)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str
+    module: str | None = None
+    doctype: Literal["DocType"] = "DocType"
+    fields: list[DocFieldSchema] = Field(default_factory=list)
+    permissions: list[DocPermSchema] = Field(default_factory=list)
+    autoname: str | None = None
+    naming_rule: str | None = None
+    is_submittable: bool = False
+    istable: bool = False
+    issingle: bool = False
+    is_tree: bool = False
+    nsm_parent_field: str | None = None
+    track_changes: bool = False
+    title_field: str | None = None
+    sort_field: str = "creation"
+    sort_order: Literal["ASC", "DESC", "asc", "desc"] = "DESC"
+    search_fields: str | None = None
+    indexes: list[IndexSchema] = Field(default_factory=list)
+    custom: bool = False
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not v or not re.match(r"^[A-Za-z][A-Za-z0-9 _-]*$", v):
+            raise ValueError(f"invalid doctype name {v!r}")
+        return v
+
+    @model_validator(mode="after")
+    def _unique_fieldnames(self) -> DocTypeSchema:
+        seen: set[str] = set()
+        for f in self.fields:
+            if not f.fieldname or f.fieldtype in NO_VALUE_TYPES:
+                continue
+            if f.fieldname in seen:
+                raise ValueError(f"duplicate fieldname {f.fieldname!r}")
+            if f.fieldname in STANDARD_FIELDS or f.fieldname in ("doctype", "_id"):
+                raise ValueError(f"fieldname {f.fieldname!r} is reserved")
+            seen.add(f.fieldname)
+        return self
+
+
+class Meta:
+    """Read-only, precomputed view of one doctype (schema + custom fields) for the hot paths."""
+
+    def __init__(self, schema: DocTypeSchema, custom_fields: list[DocFieldSchema] | None = None) -> None:
+        self.schema = schema
+        self.name = schema.name
+        self.module = schema.module
+        self.istable = schema.istable
+        self.issingle = schema.issingle
+        self.is_submittable = schema.is_submittable
+        self.is_tree = schema.is_tree
+        self.track_changes = schema.track_changes
+        self.autoname = (schema.autoname or "").strip()
+        self.title_field = schema.title_field
+        self.sort_field = schema.sort_field or "creation"
+        self.sort_order = schema.sort_order.lower()
+        self.permissions = schema.permissions
+        self.indexes = schema.indexes
+        self.collection = scrub(schema.name)
+        fields = list(schema.fields)
+        for extra in self._implicit_fields(fields):
+            fields.append(extra)
+        if custom_fields:
+            fields = _insert_custom_fields(fields, custom_fields)
+        self.fields: list[DocFieldSchema] = fields
+        self.by_name: dict[str, DocFieldSchema] = {f.fieldname: f for f in fields if f.fieldname}
+        self.value_fields = [f for f in fields if f.has_value]
+        self.table_fields = [f for f in fields if f.is_table]
+        self.link_fields = [f for f in fields if f.fieldtype == "Link"]
+        self.unique_fields = [f for f in fields if f.unique and f.has_value]
+        self.fetch_fields = [f for f in fields if f.fetch_from]
+        self.password_fields = [f for f in fields if f.fieldtype == "Password"]
+        self.standard = STANDARD_FIELDS + (CHILD_FIELDS if self.istable else ())
+        self.data_fieldnames: frozenset[str] = frozenset(f.fieldname for f in self.value_fields)
+        self.queryable: frozenset[str] = frozenset(self.standard) | self.data_fieldnames | frozenset(
+            f.fieldname for f in self.table_fields)
+        self.permlevels = frozenset(f.permlevel for f in fields if f.fieldname) | {0}
+
+    def _implicit_fields(self, fields: list[DocFieldSchema]) -> list[DocFieldSchema]:
+        names = {f.fieldname for f in fields}
+        extra: list[DocFieldSchema] = []
+        if self.is_submittable and "amended_from" not in names:
+            extra.append(DocFieldSchema(fieldname="amended_from", fieldtype="Link", options=self.name,
+                                        label="Amended From", read_only=True, no_copy=True))
+        if self.is_tree:
+            parent = self.nsm_parent_field
+            if parent not in names:
+                extra.append(DocFieldSchema(fieldname=parent, fieldtype="Link", options=self.name,
+                                            label=f"Parent {self.name}"))
+            if "is_group" not in names:
+                extra.append(DocFieldSchema(fieldname="is_group", fieldtype="Check", label="Is Group"))
+        return extra
+
+    @property
+    def nsm_parent_field(self) -> str:
+        return self.schema.nsm_parent_field or f"parent_{scrub(self.name)}"
+
+    def get_field(self, fieldname: str) -> DocFieldSchema | None:
+        return self.by_name.get(fieldname)
+
+    def has_field(self, fieldname: str) -> bool:
+        return fieldname in self.queryable
+
+    def label(self, fieldname: str) -> str:
+        f = self.by_name.get(fieldname)
+        return f.display_label if f else fieldname.replace("_", " ").title()
+
+    def require_field(self, fieldname: str) -> DocFieldSchema:
+        f = self.by_name.get(fieldname)
+        if f is None:
+            raise exc.DataError(f"Field {fieldname!r} does not exist in {self.name}", field=fieldname)
+        return f
+
+    def as_dict(self) -> dict[str, Any]:
+        """The doctype as JSON for clients (the web UI), custom fields included."""
+        data = self.schema.model_dump(mode="json", by_alias=True, exclude_none=True)
+        data["fields"] = [f.model_dump(mode="json", exclude_none=True) for f in self.fields]
+        return data
+
+    def __repr__(self) -> str:
+        return f"<Meta {self.name}>"
+
+
+def _insert_custom_fields(fields: list[DocFieldSchema], custom: list[DocFieldSchema]) -> list[DocFieldSchema]:
+    """Place each custom field after its `insert_after` field (or at the end)."""
+    out = list(fields)
+    for cf in custom:
+        if any(f.fieldname == cf.fieldname for f in out):
+            raise exc.ConfigurationError(f"Custom Field {cf.fieldname!r} clashes with an existing field")
+        after = (cf.model_extra or {}).get("insert_after")
+        pos = next((i + 1 for i, f in enumerate(out) if after and f.fieldname == after), len(out))
+        out.insert(pos, cf)
+    return out
+
+
+def parse_doctype(data: dict[str, Any], source: str) -> DocTypeSchema:
+    """Validate doctype JSON; errors name the file and what is wrong."""
+    from pydantic import ValidationError as PydanticValidationError
+
+    try:
+        return DocTypeSchema.model_validate(data)
+    except PydanticValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc'])}: {err['msg']}" for err in e.errors()[:5])
+        raise exc.ConfigurationError(f"Invalid doctype JSON in {source}: {problems}") from e

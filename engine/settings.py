@@ -1,0 +1,46 @@
+"""The one typed configuration object, read once per process from `FW_*` variables and `.env`."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob fw has. Field names map one to one to `FW_<NAME>` environment variables."""
+
+    model_config = SettingsConfigDict(env_prefix="FW_", env_file=".env", extra="ignore")
+
+    mongo_url: str | None = None
+    db_name: str = "fw"
+    redis_url: str | None = None
+    admin_password: str | None = None
+    developer_mode: bool = False
+    data_dir: Path = Path("./.fw")
+    root_dir: Path = Field(default=Path("."), description="folder holding apps.txt and apps/")
+    memory_backend: bool = Field(default=False, description="force the in-memory mongomock backend")
+    max_page_length: int = 1000
+    max_body_bytes: int = 25 * 1024 * 1024
+    frappe_aliases: bool = True
+    cors_origins: list[str] = Field(default_factory=list)
+    session_expiry_seconds: int = 170 * 3600
+    secret_key: str | None = Field(default=None, description="keys API-secret digests; generated if unset")
+    meta_check_interval: float = Field(default=1.0, description="seconds between meta version checks")
+    durable_writes: bool = Field(default=True, description="embedded mongod waits for its journal")
+
+    @property
+    def apps_dir(self) -> Path:
+        return self.root_dir / "apps"
+
+    @property
+    def apps_txt(self) -> Path:
+        return self.root_dir / "apps.txt"
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings, built on first use."""
+    return Settings()

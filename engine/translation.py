@@ -1,0 +1,65 @@
+"""`_()`: user-facing text in the acting user's language, from the apps' translations/<lang>.csv.
+
+Lookup order for a language like `de-AT`: `de-AT`, then `de`, then the English source text.
+Placeholders are positional (`{0}`), filled after translation.
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+from engine.context import maybe_current_context
+
+# language -> {source or "source:context" -> translated}; filled once at startup by the app loader
+_catalogs: dict[str, dict[str, str]] = {}
+
+
+def load_csv(path: Path) -> dict[str, str]:
+    """Rows `source,translated[,context]`, no header."""
+    table: dict[str, str] = {}
+    with path.open(newline="", encoding="utf-8") as fh:
+        for row in csv.reader(fh):
+            if len(row) < 2 or not row[0]:
+                continue
+            key = f"{row[0]}:{row[2]}" if len(row) > 2 and row[2] else row[0]
+            table[key] = row[1]
+    return table
+
+
+def register_catalog(lang: str, table: dict[str, str]) -> None:
+    _catalogs.setdefault(lang.lower(), {}).update(table)
+
+
+def clear_catalogs() -> None:
+    _catalogs.clear()
+
+
+def languages() -> list[str]:
+    return sorted(_catalogs)
+
+
+def translate(message: str, lang: str, context: str | None = None) -> str:
+    lang = (lang or "en").lower().replace("_", "-")
+    candidates = [lang]
+    if "-" in lang:
+        candidates.append(lang.split("-", 1)[0])
+    for code in candidates:
+        table = _catalogs.get(code)
+        if not table:
+            continue
+        if context and (hit := table.get(f"{message}:{context}")):
+            return hit
+        if hit := table.get(message):
+            return hit
+    return message
+
+
+def _(message: str, *args: Any, lang: str | None = None, context: str | None = None) -> str:
+    """Translate `message` for the current context's language, then fill `{0}`-style placeholders."""
+    if lang is None:
+        ctx = maybe_current_context()
+        lang = ctx.lang if ctx is not None else "en"
+    text = translate(message, lang, context) if lang != "en" or _catalogs.get("en") else message
+    return text.format(*args) if args else text
