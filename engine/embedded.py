@@ -71,6 +71,8 @@ class EmbeddedMongo:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
+        if self.process.stderr is not None:
+            self.process.stderr.close()
 
 
 def start(data_dir: Path, *, durable: bool = True, port: int | None = None) -> EmbeddedMongo:

@@ -124,7 +124,7 @@ class DoesNotExistError(ValidationError):
     title = "Not Found"
 
 
-class PermissionError(FwError):  # noqa: A001 - Frappe's wire name
+class PermissionError(FwError):
     title = "Not Permitted"
 
 

@@ -189,6 +189,7 @@ class Meta:
 
     def __init__(self, schema: DocTypeSchema, custom_fields: list[DocFieldSchema] | None = None) -> None:
         self.schema = schema
+        self.registry: Any = None  # the MetaRegistry that built it (resolves child doctypes)
         self.name = schema.name
         self.module = schema.module
         self.istable = schema.istable

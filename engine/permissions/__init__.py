@@ -1,0 +1,114 @@
+"""Who may do what: DocPerm rights by role, `if_owner`, `has_permission` hooks, row conditions
+and field permlevels. One component feeds single reads, lists, counts, reports and writes.
+
+`has_permission` hooks can only deny: a hook must return a truthy value to let the check pass
+(Frappe v16's stricter rule; a hook that forgets to return denies, which shows up at once).
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from engine import exceptions as exc
+from engine.hooks import call_with_supported
+from engine.permissions.roles import Grant, rights_for
+from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.documents.document import Document
+    from engine.meta.schema import Meta
+    from engine.query.ast import Node
+
+__all__ = ["check_doctype", "check_document", "guard_field_writes", "has_permission", "readable_fields",
+           "row_filter"]
+
+
+async def _grant(ctx: Context, meta: Meta, ptype: str) -> Grant:
+    if ptype in ("submit", "cancel", "amend") and not meta.is_submittable:
+        return Grant.NONE
+    return rights_for(meta, await ctx.roles()).get(ptype, Grant.NONE)
+
+
+async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: Document | None = None) -> bool:
+    """Whether `ctx.user` has `ptype` on the doctype (or on `doc`, when given)."""
+    if ctx.is_admin:
+        return True
+    meta = ctx.meta(doctype)
+    if meta.istable:
+        return False
+    grant = await _grant(ctx, meta, ptype)
+    if grant is Grant.NONE:
+        return False
+    if doc is None:
+        return True
+    if grant is Grant.OWNER and ptype != "create" and (doc.get("owner") or ctx.user) != ctx.user:
+        return False
+    for hook in (*ctx.site.apps.has_permission.get(doctype, ()), *ctx.site.apps.has_permission.get("*", ())):
+        verdict = call_with_supported(hook, doc=doc, ptype=ptype, user=ctx.user, ctx=ctx)
+        if inspect.isawaitable(verdict):
+            verdict = await verdict
+        if not verdict:
+            return False
+    return True
+
+
+def _denied(doctype: str, ptype: str, name: str | None = None) -> exc.PermissionError:
+    if name:
+        return exc.PermissionError(_("You need the {0} permission on {1} {2} to perform this action",
+                                     _(ptype), _(doctype), name))
+    return exc.PermissionError(_("You need the {0} permission on {1} to perform this action", _(ptype), _(doctype)))
+
+
+async def check_doctype(ctx: Context, doctype: str, ptype: str = "read") -> None:
+    if not await has_permission(ctx, doctype, ptype):
+        raise _denied(doctype, ptype)
+
+
+async def check_document(ctx: Context, doc: Document, ptype: str = "read") -> None:
+    if not await has_permission(ctx, doc.doctype, ptype, doc):
+        raise _denied(doc.doctype, ptype, doc.get("name"))
+
+
+async def row_filter(ctx: Context, meta: Meta, ptype: str = "read") -> Node | None:
+    """Conditions every row the user reads must meet (None = no restriction).
+
+    Raises PermissionError when the user may not read the doctype at all.
+    """
+    from engine.permissions.rows import build_row_filter
+
+    if ctx.is_admin:
+        return None
+    grant = await _grant(ctx, meta, ptype)
+    if grant is Grant.NONE and ptype == "read":
+        grant = await _grant(ctx, meta, "select")
+    if grant is Grant.NONE:
+        raise _denied(meta.name, ptype)
+    return await build_row_filter(ctx, meta, owner_only=grant is Grant.OWNER)
+
+
+async def readable_fields(ctx: Context, meta: Meta) -> frozenset[str] | None:
+    """Fieldnames the user may read, or None when every permlevel is readable (the common case)."""
+    if ctx.is_admin or meta.permlevels == {0}:
+        return None
+    levels = rights_for(meta, await ctx.roles()).readable_levels
+    if meta.permlevels <= levels:
+        return None
+    return frozenset(meta.standard) | frozenset(
+        f.fieldname for f in meta.fields if f.fieldname and f.permlevel in levels)
+
+
+async def guard_field_writes(ctx: Context, doc: Document, ignore_permissions: bool) -> None:
+    """A change to a field at a permlevel the user cannot write is refused, naming the field."""
+    meta = doc.meta
+    if ignore_permissions or ctx.is_admin or meta.permlevels == {0}:
+        return
+    levels = rights_for(meta, await ctx.roles()).writable_levels
+    for field in meta.fields:
+        if field.fieldname and field.permlevel not in levels and (field.has_value or field.is_table):
+            before: Any = doc.stored_value(field.fieldname)
+            current = doc.to_record().get(field.fieldname)
+            if current != before and not (doc.is_new() and current in (None, field.default)):
+                raise exc.PermissionError(
+                    _("You are not allowed to change {0}", _(field.display_label)), field=field.fieldname)

@@ -1,0 +1,384 @@
+"""Insert, save, submit, cancel and delete as explicit lists of named steps (contract §3).
+
+At each hook the controller method runs first, then `doc_events[doctype]`, then `doc_events["*"]`.
+Every operation runs in the context's unit of work (its own one if none is open), so a hook that
+raises after the write leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import inspect
+import secrets
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from engine import exceptions as exc
+from engine import naming, permissions
+from engine.context import unit_of_work
+from engine.documents import docstatus, links, store, tree, validation, versioning
+from engine.documents.docstatus import Action
+from engine.meta import fieldtypes
+from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.documents.document import Document
+
+
+@dataclass(frozen=True)
+class SaveOptions:
+    """What a caller may switch off. Never built from request data."""
+
+    ignore_permissions: bool = False
+    ignore_links: bool = False
+    ignore_mandatory: bool = False
+    ignore_if_duplicate: bool = False
+
+
+@dataclass
+class Operation:
+    doc: Document
+    ctx: Context
+    opts: SaveOptions
+    action: Action
+    now: str
+    old_docstatus: int | None = None
+    generated_name: bool = False
+
+
+Step = Callable[[Operation], Awaitable[None]]
+
+
+def now_str() -> str:
+    return datetime.now().isoformat(sep=" ", timespec="microseconds")
+
+
+async def _call(fn: Callable[..., Any], *args: Any) -> Any:
+    result = fn(*args)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+async def run_hook(doc: Document, event: str) -> None:
+    """Controller method, then doc_events[doctype], then doc_events["*"]."""
+    method = getattr(type(doc), event, None)
+    if method is not None:
+        await _call(method, doc)
+    for handler in doc.ctx.site.apps.handlers(doc.doctype, event):
+        await _call(handler, doc, event)
+
+
+def hook(event: str) -> Step:
+    async def step(op: Operation) -> None:
+        await run_hook(op.doc, event)
+
+    step.__name__ = f"hook_{event}"
+    return step
+
+
+# -- steps ------------------------------------------------------------------------------------
+
+async def set_defaults(op: Operation) -> None:
+    doc, now = op.doc, op.now
+    data = doc._data
+    data["owner"] = op.ctx.user
+    data["creation"] = now
+    data["modified"] = now
+    data["modified_by"] = op.ctx.user
+    data["docstatus"] = docstatus.coerce(data.get("docstatus"))
+    data["idx"] = data.get("idx") or 0
+    validation.apply_defaults(doc, now=now, today=now[:10])
+
+
+async def check_create(op: Operation) -> None:
+    if not op.opts.ignore_permissions:
+        await permissions.check_document(op.ctx, op.doc, "create")
+        if op.action is Action.SUBMIT:
+            await permissions.check_document(op.ctx, op.doc, "submit")
+
+
+async def set_name(op: Operation) -> None:
+    """before_naming, then: Single → doctype; amendment → `<orig>-N`; controller `autoname()`;
+    a name set by code is kept (the HTTP layer drops client names unless autoname is Prompt/UUID);
+    otherwise the doctype's autoname rule."""
+    doc, meta = op.doc, op.doc.meta
+    await run_hook(doc, "before_naming")
+    if meta.issingle:
+        doc._data["name"] = meta.name
+        return
+    if doc.get("amended_from") and meta.is_submittable:
+        source_amended = await _check_amended_from(op)
+        doc._data["name"] = naming.amended_name(doc.amended_from, is_amendment=source_amended)
+    elif callable(getattr(type(doc), "autoname", None)):
+        await _call(type(doc).autoname, doc)
+    elif not doc.get("name") or meta.autoname.lower() in ("prompt", "uuid"):
+        doc._data["name"] = await naming.make_name(op.ctx, doc)
+        op.generated_name = meta.autoname.lower() in ("", "hash")
+    if not doc.get("name"):
+        doc._data["name"] = await naming.make_name(op.ctx, doc)
+    doc._data["name"] = naming.validate_name(meta.name, str(doc._data["name"]))
+    _name_children(doc)
+
+
+def _name_children(doc: Document) -> None:
+    for table in doc.meta.table_fields:
+        for idx, row in enumerate(doc._data.get(table.fieldname) or [], start=1):
+            data = row._data
+            if not data.get("name") or (row.is_new() and doc.is_new()):
+                data["name"] = data.get("name") or secrets.token_hex(5)
+            data["idx"] = idx
+            data["parent"] = doc.name
+            data["parentfield"] = table.fieldname
+            data["parenttype"] = doc.doctype
+            data["docstatus"] = doc._data.get("docstatus", 0)
+            for key in ("owner", "creation", "modified", "modified_by"):
+                data[key] = doc._data.get(key) if key != "creation" or not data.get(key) else data[key]
+
+
+async def _check_amended_from(op: Operation) -> bool:
+    """The source must be a cancelled document; returns whether it is itself an amendment."""
+    source = op.doc.amended_from
+    meta = op.doc.meta
+    record = await store.load(op.ctx, meta, source, {"docstatus": 1, "amended_from": 1})
+    if record is None:
+        raise exc.LinkValidationError(_("Could not find Amended From: {0}", source), field="amended_from")
+    if record.get("docstatus") != 2:
+        raise exc.DocstatusTransitionError(
+            _("Only a cancelled document can be amended ({0} is not cancelled)", source), field="amended_from")
+    return bool(record.get("amended_from"))
+
+
+async def validate_fields(op: Operation) -> None:
+    doc = op.doc
+    validation.coerce_fields(doc)
+    if not op.opts.ignore_mandatory:
+        validation.check_mandatory(doc)
+    if not op.opts.ignore_links:
+        await validation.validate_links(op.ctx, doc)
+    await permissions.guard_field_writes(op.ctx, doc, op.opts.ignore_permissions)
+    await _hash_passwords(doc)
+
+
+async def _hash_passwords(doc: Document) -> None:
+    from engine.core import passwords
+
+    for field in doc.meta.password_fields:
+        value = doc._data.get(field.fieldname)
+        if value and not passwords.is_hashed(value):
+            doc._data[field.fieldname] = passwords.hash_password(str(value))
+
+
+async def check_set_only_once(op: Operation) -> None:
+    doc = op.doc
+    for field in doc.meta.value_fields:
+        if field.set_only_once:
+            before = doc.stored_value(field.fieldname)
+            if before not in (None, "") and doc._data.get(field.fieldname) != before:
+                raise exc.CannotChangeConstantError(
+                    _("Value cannot be changed for {0}", _(field.display_label)), field=field.fieldname)
+
+
+async def check_update_after_submit(op: Operation) -> None:
+    doc = op.doc
+    stored = doc._stored or {}
+    current = doc.to_record()
+    for field in doc.meta.fields:
+        name = field.fieldname
+        if not name or field.allow_on_submit or not (field.has_value or field.is_table):
+            continue
+        if current.get(name) != stored.get(name):
+            raise exc.UpdateAfterSubmitError(
+                _("Not allowed to change {0} after submission", _(field.display_label)), field=name)
+
+
+async def persist_insert(op: Operation) -> None:
+    doc = op.doc
+    record = _clean_record(doc.to_record())
+    if doc.meta.is_tree:
+        record["_ancestors"] = await tree.ancestors_for(op.ctx, doc)
+    for attempt in range(5):
+        try:
+            await store.insert(op.ctx, doc.meta, record)
+            break
+        except exc.DuplicateEntryError:
+            if op.opts.ignore_if_duplicate:
+                doc.flags["duplicate"] = True
+                return
+            if not op.generated_name or attempt == 4:  # a random-name clash is retried with a new name
+                raise
+            doc._data["name"] = record["_id"] = naming.hash_name()
+            _name_children(doc)
+    doc.mark_stored()
+
+
+async def persist_update(op: Operation) -> None:
+    doc = op.doc
+    stored = doc._stored or {}
+    expected = stored.get("modified")
+    doc._data["modified"] = op.now
+    doc._data["modified_by"] = op.ctx.user
+    _name_children(doc)
+    record = _clean_record(doc.to_record())
+    set_: dict[str, Any] = {}
+    unset: list[str] = []
+    for key, value in record.items():
+        if key != "_id" and stored.get(key) != value:
+            set_[key] = value
+    for key in stored:
+        if key not in record and key not in ("_id", "_ancestors"):
+            unset.append(key)
+    if doc.meta.is_tree and (doc.meta.nsm_parent_field in set_ or doc.meta.nsm_parent_field in unset):
+        set_["_ancestors"] = await tree.move(op.ctx, doc)
+    matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected)
+    if not matched:
+        await _raise_not_latest(op)
+    doc.flags["version_before"] = stored
+    doc.mark_stored()
+
+
+async def _raise_not_latest(op: Operation) -> None:
+    record = await store.load(op.ctx, op.doc.meta, op.doc.name, {"modified": 1})
+    if record is None:
+        raise exc.DoesNotExistError(_("{0} {1} not found", _(op.doc.doctype), op.doc.name))
+    raise exc.TimestampMismatchError(
+        _("Error: {0} ({1}) has been modified after you have opened it. Please refresh to get the latest document.",
+          op.doc.name, _(op.doc.doctype)), field="modified")
+
+
+def _clean_record(record: dict[str, Any]) -> dict[str, Any]:
+    """Nulls are not stored (so sparse unique indexes work and documents stay small)."""
+    out: dict[str, Any] = {}
+    for key, value in record.items():
+        if value is None:
+            continue
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            value = [{k: v for k, v in row.items() if v is not None} for row in value]
+        out[key] = value
+    return out
+
+
+async def check_write(op: Operation) -> None:
+    if op.opts.ignore_permissions:
+        return
+    ptype = {Action.SUBMIT: "submit", Action.CANCEL: "cancel"}.get(op.action, "write")
+    await permissions.check_document(op.ctx, op.doc, ptype)
+
+
+async def check_latest(op: Operation) -> None:
+    """A `modified` sent by the client must match the stored one (optimistic concurrency)."""
+    sent = op.doc._data.get("modified")
+    stored = (op.doc._stored or {}).get("modified")
+    if sent is not None and stored is not None and str(sent) != str(stored):
+        raise exc.TimestampMismatchError(
+            _("Error: {0} ({1}) has been modified after you have opened it. Please refresh to get the latest "
+              "document.", op.doc.name, _(op.doc.doctype)), field="modified")
+    op.doc._data["modified"] = stored
+
+
+async def write_version(op: Operation) -> None:
+    if op.doc.meta.track_changes and op.doc.doctype != "Version":
+        await versioning.record(op.ctx, op.doc, op.action, op.now)
+
+
+async def check_cancel_links(op: Operation) -> None:
+    await links.check_no_links(op.ctx, op.doc, submitted_only=True)
+
+
+# -- the step lists -----------------------------------------------------------------------------
+
+INSERT: tuple[Step, ...] = (
+    set_defaults, check_create, hook("before_insert"), set_name, hook("before_validate"), hook("validate"),
+    hook("before_save"), validate_fields, persist_insert, hook("after_insert"), hook("on_update"),
+    write_version, hook("on_change"))
+INSERT_SUBMIT: tuple[Step, ...] = (
+    set_defaults, check_create, hook("before_insert"), set_name, hook("before_validate"), hook("validate"),
+    hook("before_submit"), validate_fields, persist_insert, hook("after_insert"), hook("on_update"),
+    hook("on_submit"), write_version, hook("on_change"))
+SAVE: tuple[Step, ...] = (
+    check_write, check_latest, hook("before_validate"), hook("validate"), hook("before_save"), validate_fields,
+    check_set_only_once, persist_update, hook("on_update"), write_version, hook("on_change"))
+SUBMIT: tuple[Step, ...] = (
+    check_write, check_latest, hook("before_validate"), hook("validate"), hook("before_submit"), validate_fields,
+    check_set_only_once, persist_update, hook("on_update"), hook("on_submit"), write_version, hook("on_change"))
+UPDATE_AFTER_SUBMIT: tuple[Step, ...] = (
+    check_write, check_latest, hook("before_update_after_submit"), validate_fields, check_update_after_submit,
+    persist_update, hook("on_update_after_submit"), write_version, hook("on_change"))
+CANCEL: tuple[Step, ...] = (
+    check_write, check_latest, hook("before_cancel"), check_cancel_links, persist_update, hook("on_cancel"),
+    write_version, hook("on_change"))
+
+_SAVE_STEPS = {Action.SAVE: SAVE, Action.SUBMIT: SUBMIT, Action.UPDATE_AFTER_SUBMIT: UPDATE_AFTER_SUBMIT,
+               Action.CANCEL: CANCEL}
+
+
+async def _run(op: Operation, steps: tuple[Step, ...]) -> Document:
+    async with unit_of_work(op.ctx):
+        for step in steps:
+            await step(op)
+            if op.doc.flags.get("duplicate"):
+                break
+    return op.doc
+
+
+async def insert(doc: Document, opts: SaveOptions = SaveOptions()) -> Document:
+    if not doc.is_new():
+        raise exc.DuplicateEntryError(_("{0} {1} already exists", _(doc.doctype), doc.name))
+    validation.check_non_table_lists(doc)
+    status = docstatus.coerce(doc._data.get("docstatus"))
+    action = docstatus.transition(None, status, submittable=doc.meta.is_submittable)
+    op = Operation(doc, doc.ctx, opts, action, now_str())
+    return await _run(op, INSERT_SUBMIT if action is Action.SUBMIT else INSERT)
+
+
+async def save(doc: Document, opts: SaveOptions = SaveOptions()) -> Document:
+    if doc.is_new():
+        return await insert(doc, opts)
+    old = int((doc._stored or {}).get("docstatus") or 0)
+    new = docstatus.coerce(doc._data.get("docstatus"))
+    action = docstatus.transition(old, new, submittable=doc.meta.is_submittable)
+    doc._data["docstatus"] = new
+    op = Operation(doc, doc.ctx, opts, action, now_str(), old_docstatus=old)
+    return await _run(op, _SAVE_STEPS[action])
+
+
+async def delete(doc: Document, opts: SaveOptions = SaveOptions()) -> None:
+    """on_trash, [delete], after_delete. Submitted documents must be cancelled first."""
+    ctx = doc.ctx
+    async with unit_of_work(ctx):
+        if not opts.ignore_permissions:
+            await permissions.check_document(ctx, doc, "delete")
+        if int(doc._data.get("docstatus") or 0) == 1:
+            raise exc.DocstatusTransitionError(
+                _("Submitted document cannot be deleted; cancel it first: {0} {1}", _(doc.doctype), doc.name))
+        await run_hook(doc, "on_trash")
+        await links.check_no_links(ctx, doc, submitted_only=False)
+        if not await store.delete(ctx, doc.meta, doc.name):
+            raise exc.DoesNotExistError(_("{0} {1} not found", _(doc.doctype), doc.name))
+        await run_hook(doc, "after_delete")
+
+
+async def db_set(doc: Document, values: Mapping[str, Any], *, update_modified: bool = True) -> None:
+    meta = doc.meta
+    set_: dict[str, Any] = {}
+    unset: list[str] = []
+    for key, value in values.items():
+        field = meta.require_field(key)
+        if field.is_table:
+            raise exc.DataError(_("db_set cannot change table {0}", key), field=key)
+        value = fieldtypes.coerce_value(field, value, doctype=meta.name)
+        doc._data[key] = value
+        if value is None:
+            unset.append(key)
+        else:
+            set_[key] = value
+    if update_modified:
+        now = now_str()
+        doc._data["modified"] = set_["modified"] = now
+        doc._data["modified_by"] = set_["modified_by"] = doc.ctx.user
+    async with unit_of_work(doc.ctx):
+        if not await store.update(doc.ctx, meta, doc.name, set_, unset):
+            raise exc.DoesNotExistError(_("{0} {1} not found", _(doc.doctype), doc.name))
+    doc.mark_stored()

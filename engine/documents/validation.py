@@ -1,0 +1,134 @@
+"""Field validation on save, driven by Meta: defaults, types, mandatory, links and `fetch_from`."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import TYPE_CHECKING, Any
+
+from engine import exceptions as exc
+from engine.documents import docstatus, store
+from engine.meta import fieldtypes
+from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.documents.document import Document
+    from engine.meta.schema import DocFieldSchema
+
+
+def _all_docs(doc: Document) -> list[Document]:
+    docs = [doc]
+    for table in doc.meta.table_fields:
+        docs.extend(doc._data.get(table.fieldname) or [])
+    return docs
+
+
+def apply_defaults(doc: Document, *, now: str, today: str) -> None:
+    """Fill empty fields that declare a `default` (parent and child rows)."""
+    for d in _all_docs(doc):
+        data = d._data
+        for field in d.meta.value_fields:
+            if field.default is not None and data.get(field.fieldname) in (None, ""):
+                data[field.fieldname] = fieldtypes.default_value(field, now=now, today=today, doctype=d.doctype)
+
+
+def coerce_fields(doc: Document) -> None:
+    """Validate and normalise every value by its field type (errors name the field)."""
+    for d in _all_docs(doc):
+        data = d._data
+        doctype = d.doctype
+        for field in d.meta.value_fields:
+            name = field.fieldname
+            if field.fieldtype == "Password":
+                continue
+            data[name] = fieldtypes.coerce_value(field, data.get(name), doctype=doctype)
+        data["docstatus"] = docstatus.coerce(data.get("docstatus"))
+
+
+def check_mandatory(doc: Document) -> None:
+    """Every empty `reqd` field, reported together; the first one is the error's `field`."""
+    errors: list[dict[str, Any]] = []
+    for d in _all_docs(doc):
+        for field in d.meta.value_fields:
+            if field.reqd and fieldtypes.is_empty(field, d._data.get(field.fieldname)):
+                if d.parent_doc is None:
+                    msg = _("{0} is mandatory", _(field.display_label))
+                else:
+                    msg = _("{0} row {1}: {2} is mandatory", _(doc.meta.label(d.parentfield)), d.idx,
+                            _(field.display_label))
+                errors.append({"type": "MandatoryError", "message": msg, "field": field.fieldname})
+    if errors:
+        raise exc.MandatoryError("; ".join(e["message"] for e in errors), field=errors[0]["field"], errors=errors)
+
+
+def check_non_table_lists(doc: Document) -> None:
+    for d in _all_docs(doc):
+        for field in d.meta.table_fields:
+            if not isinstance(d._data.get(field.fieldname, []), list):
+                raise exc.FieldTypeError(_("{0} must be a list of rows", field.display_label), field=field.fieldname)
+
+
+async def validate_links(ctx: Context, doc: Document, *, fetch: bool = True) -> None:
+    """Check Link and Dynamic Link targets exist (one query per target doctype) and fill `fetch_from`."""
+    wanted: dict[str, set[str]] = defaultdict(set)
+    checks: list[tuple[Document, DocFieldSchema, str, str]] = []
+    for d in _all_docs(doc):
+        data = d._data
+        for field in d.meta.link_fields:
+            value = data.get(field.fieldname)
+            if value:
+                checks.append((d, field, field.options or "", value))
+        for field in d.meta.value_fields:
+            if field.fieldtype == "Dynamic Link" and data.get(field.fieldname):
+                target = data.get(field.options or "")
+                if not target or not ctx.site.meta.exists(target):
+                    raise exc.LinkValidationError(
+                        _("{0}: set a valid document type in {1} first", field.display_label, field.options),
+                        field=field.fieldname)
+                checks.append((d, field, target, data[field.fieldname]))
+    if not checks:
+        return
+    for _d, _f, target, value in checks:
+        wanted[target].add(value)
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for target, names in wanted.items():
+        meta = ctx.meta(target)
+        projection = _fetch_projection(doc, target)
+        if meta.issingle:
+            found[target] = {target: {}} if target in names else {}
+            continue
+        rows = await store.find(ctx, meta, {"_id": {"$in": sorted(names)}}, projection=projection)
+        found[target] = {r["_id"]: r for r in rows}
+    for d, field, target, value in checks:
+        row = found[target].get(value)
+        if row is None:
+            raise exc.LinkValidationError(
+                _("Could not find {0}: {1}", _(field.display_label), value), field=field.fieldname)
+        target_meta = ctx.meta(target)
+        if (target_meta.is_submittable and row.get("docstatus") == 2 and doc.docstatus != 2
+                and field.fieldname != "amended_from"):
+            raise exc.LinkValidationError(
+                _("Cannot link cancelled document: {0} {1}", _(target), value), field=field.fieldname)
+        if fetch:
+            _apply_fetch(d, field.fieldname, row)
+
+
+def _fetch_projection(doc: Document, target: str) -> dict[str, int]:
+    projection = {"docstatus": 1}
+    for d in _all_docs(doc):
+        for f in d.meta.fetch_fields:
+            link, _sep, source = (f.fetch_from or "").partition(".")
+            link_field = d.meta.by_name.get(link)
+            if link_field is not None and link_field.options == target and source:
+                projection[source] = 1
+    return projection
+
+
+def _apply_fetch(d: Document, link_fieldname: str, row: dict[str, Any]) -> None:
+    for f in d.meta.fetch_fields:
+        link, _sep, source = (f.fetch_from or "").partition(".")
+        if link != link_fieldname or not source:
+            continue
+        if f.fetch_if_empty and d._data.get(f.fieldname) not in (None, "", 0):
+            continue
+        d._data[f.fieldname] = fieldtypes.coerce_value(f, row.get(source), doctype=d.doctype)

@@ -1,0 +1,1 @@
+"""Built-in whitelisted functions, registered under Frappe's paths with `fw.` (issue: HTTP API)."""

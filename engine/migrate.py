@@ -1,0 +1,186 @@
+"""`fw migrate`: sync doctype meta and MongoDB indexes to the JSON definitions, idempotently.
+
+Every index fw manages is named `fw_*`; migrate creates the missing ones and drops `fw_*` indexes
+no longer declared. A hash of all definitions is kept, so a migrate with nothing changed costs
+one read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from engine import db
+from engine.context import unit_of_work
+from engine.documents.lifecycle import now_str
+from engine.hooks import call_with_supported
+from engine.meta.registry import STATE_COLLECTION
+from engine.meta.schema import Meta
+
+if TYPE_CHECKING:
+    from engine.site import Site
+
+log = logging.getLogger("fw.migrate")
+Progress = Callable[[str], None]
+
+
+@dataclass
+class MigrateReport:
+    collections_created: list[str] = field(default_factory=list)
+    indexes_created: list[str] = field(default_factory=list)
+    indexes_dropped: list[str] = field(default_factory=list)
+    doctypes_synced: list[str] = field(default_factory=list)
+    skipped: bool = False
+    hooks_run: list[str] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.collections_created or self.indexes_created or self.indexes_dropped
+                    or self.doctypes_synced)
+
+    def summary(self) -> str:
+        if self.skipped:
+            return "Nothing changed (definitions unchanged since the last migrate)."
+        if not self.changed:
+            return "Nothing changed."
+        parts = []
+        for label, items in (("collections created", self.collections_created),
+                             ("indexes created", self.indexes_created),
+                             ("indexes dropped", self.indexes_dropped),
+                             ("doctypes synced", self.doctypes_synced)):
+            if items:
+                parts.append(f"{len(items)} {label}")
+        return ", ".join(parts) + "."
+
+
+def desired_indexes(meta: Meta) -> dict[str, tuple[list[tuple[str, int]], dict[str, Any]]]:
+    """name -> (keys, options) for every index the doctype needs."""
+    wanted: dict[str, tuple[list[tuple[str, int]], dict[str, Any]]] = {}
+    sort_field = "_id" if meta.sort_field == "name" else meta.sort_field
+    if sort_field != "_id":
+        wanted[f"fw_sort_{sort_field}"] = ([(sort_field, 1), ("_id", 1)], {})
+    for f in meta.fields:
+        if not f.fieldname or not f.has_value:
+            continue
+        if f.unique:
+            # nulls are never stored, so the partial filter lets many documents leave it empty
+            wanted[f"fw_unique_{f.fieldname}"] = ([(f.fieldname, 1)], {
+                "unique": True, "partialFilterExpression": {f.fieldname: {"$exists": True}}})
+        elif f.search_index:
+            wanted[f"fw_idx_{f.fieldname}"] = ([(f.fieldname, 1)], {})
+    for ix in meta.indexes:
+        name = ix.name or "fw_" + ("uniq_" if ix.unique else "cidx_") + "_".join(ix.fields)
+        if not name.startswith("fw_"):
+            name = f"fw_{name}"
+        options: dict[str, Any] = {"unique": True} if ix.unique else {}
+        if ix.where:
+            options["partialFilterExpression"] = {k: {"$eq": v} for k, v in ix.where.items()}
+        wanted[name] = ([("_id" if f == "name" else f, 1) for f in ix.fields], options)
+    if meta.is_tree:
+        wanted["fw_tree_ancestors"] = ([("_ancestors", 1)], {})
+        wanted[f"fw_tree_{meta.nsm_parent_field}"] = ([(meta.nsm_parent_field, 1)], {})
+    return wanted
+
+
+def _definitions_hash(site: Site) -> str:
+    payload = {name: site.meta.get(name).as_dict() for name in site.meta.names()}
+    return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+async def sync_schema(site: Site, *, force: bool = False, progress: Progress | None = None) -> MigrateReport:
+    """Collections, indexes and DocType records; skipped entirely when nothing changed."""
+    report = MigrateReport()
+    await site.meta.refresh_if_stale()
+    digest = _definitions_hash(site)
+    state = site.db.collection(STATE_COLLECTION)
+    current = await state.find_one({"_id": "schema"})
+    if current and current.get("hash") == digest and not force:
+        report.skipped = True
+        return report
+    existing = set(await site.db.handle.list_collection_names())
+    names = site.meta.names()
+    for i, name in enumerate(names, start=1):
+        meta = site.meta.get(name)
+        if progress:
+            progress(f"[{i}/{len(names)}] {name}")
+        if meta.istable:
+            continue
+        if meta.collection not in existing:
+            await site.db.handle.create_collection(meta.collection)
+            report.collections_created.append(meta.collection)
+        await _sync_indexes(site, meta, report)
+    await _sync_doctype_records(site, report)
+    await state.update_one({"_id": "schema"}, {"$set": {"hash": digest}}, upsert=True)
+    return report
+
+
+async def _sync_indexes(site: Site, meta: Meta, report: MigrateReport) -> None:
+    coll = site.db.collection(meta.collection)
+    present = {ix["name"]: ix for ix in await db.list_indexes(coll)}
+    wanted = desired_indexes(meta)
+    for name, ix in present.items():
+        if name.startswith("fw_") and (name not in wanted or not _same_index(ix, *wanted[name])):
+            await coll.drop_index(name)
+            report.indexes_dropped.append(f"{meta.collection}.{name}")
+    present = {ix["name"] for ix in await db.list_indexes(coll)}
+    for name, (keys, options) in wanted.items():
+        if name not in present:
+            with db.translate_errors(meta.name):
+                await coll.create_index(keys, name=name, **options)
+            report.indexes_created.append(f"{meta.collection}.{name}")
+
+
+def _same_index(present: dict[str, Any], keys: list[tuple[str, int]], options: dict[str, Any]) -> bool:
+    return (list(present.get("key", {}).items()) == keys
+            and bool(present.get("unique")) == bool(options.get("unique"))
+            and present.get("partialFilterExpression") == options.get("partialFilterExpression"))
+
+
+async def _sync_doctype_records(site: Site, report: MigrateReport) -> None:
+    """Keep a DocType record per doctype (the definition clients read), rewritten only when changed."""
+    coll = site.db.collection("doctype")
+    stored = {r["_id"]: r.get("json_hash") for r in await coll.find({}, {"json_hash": 1}).to_list(None)}
+    now = now_str()
+    for name in site.meta.names():
+        meta = site.meta.get(name)
+        definition = meta.as_dict()
+        digest = hashlib.sha256(orjson.dumps(definition, option=orjson.OPT_SORT_KEYS)).hexdigest()
+        if stored.get(name) == digest:
+            continue
+        record = {
+            "module": meta.module, "custom": int(meta.schema.custom), "istable": int(meta.istable),
+            "issingle": int(meta.issingle), "is_submittable": int(meta.is_submittable),
+            "is_tree": int(meta.is_tree), "track_changes": int(meta.track_changes),
+            "autoname": meta.autoname or None, "title_field": meta.title_field, "sort_field": meta.sort_field,
+            "sort_order": meta.sort_order.upper(), "definition": definition, "json_hash": digest,
+            "modified": now, "modified_by": "Administrator", "docstatus": 0, "idx": 0,
+        }
+        record = {k: v for k, v in record.items() if v is not None}
+        await coll.update_one({"_id": name}, {"$set": record, "$setOnInsert": {
+            "creation": now, "owner": "Administrator"}}, upsert=True)
+        report.doctypes_synced.append(name)
+    gone = set(stored) - set(site.meta.names())
+    if gone:
+        await coll.delete_many({"_id": {"$in": sorted(gone)}, "custom": {"$ne": 1}})
+
+
+async def migrate(site: Site, *, force: bool = False, progress: Progress | None = None) -> MigrateReport:
+    """Schema sync, the site's bootstrap records, fixtures, then the apps' `after_migrate` hooks."""
+    from engine.core.bootstrap import ensure_bootstrap
+
+    report = await sync_schema(site, force=force, progress=progress)
+    await ensure_bootstrap(site)
+    for app, fn in site.apps.after_migrate:
+        ctx = site.context("Administrator")
+        async with unit_of_work(ctx):
+            result = call_with_supported(fn, ctx=ctx)
+            if inspect.isawaitable(result):
+                await result
+        report.hooks_run.append(f"{app}: {getattr(fn, '__qualname__', fn)}")
+    return report

@@ -1,0 +1,42 @@
+"""Row conditions: the owner rule for `if_owner` rights and `permission_query_conditions` hooks.
+
+Hooks return filters in the resource filter language (never SQL, never raw MongoDB), which go
+through the same parser as a caller's filters and are AND-ed with them.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import TYPE_CHECKING
+
+from engine import exceptions as exc
+from engine.hooks import call_with_supported
+from engine.query.ast import And, Cond, Node, Op
+from engine.query.parse import parse_filters
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.meta.schema import Meta
+
+
+async def build_row_filter(ctx: Context, meta: Meta, *, owner_only: bool) -> Node | None:
+    parts: list[Node] = []
+    if owner_only:
+        parts.append(Cond("owner", Op.EQ, ctx.user))
+    hooks = ctx.site.apps.permission_query_conditions
+    for fn in (*hooks.get(meta.name, ()), *hooks.get("*", ())):
+        result = call_with_supported(fn, user=ctx.user, doctype=meta.name, ctx=ctx)
+        if inspect.isawaitable(result):
+            result = await result
+        if result in (None, "", [], {}):
+            continue
+        if isinstance(result, str):
+            raise exc.ConfigurationError(
+                f"permission_query_conditions for {meta.name} returned a string; return filters like "
+                f"[['employee', '=', 'HR-EMP-00001']] instead of SQL")
+        node = parse_filters(meta, result, child_meta=ctx.meta)
+        if node is not None:
+            parts.append(node)
+    if not parts:
+        return None
+    return parts[0] if len(parts) == 1 else And(tuple(parts))

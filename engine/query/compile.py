@@ -1,0 +1,361 @@
+"""The AST and Frappe's `fields`/`order_by`/`group_by` → MongoDB filters, projections, sorts and
+aggregation pipelines. Pure: no I/O. The one place where user input becomes a MongoDB query.
+
+Fields are checked against `Meta` again (nodes may be built by code), values are coerced by field
+type, and operators map through fixed tables; user text only ever lands in operand position.
+
+    >>> compile_filter(meta, Cond("status", Op.IN, ("Open", "Closed")))
+    {'status': {'$in': ['Open', 'Closed']}}
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import exceptions as exc
+from engine.meta.schema import Meta
+from engine.query.ast import TREE_OPS, And, Cond, Node, Op, Or, walk
+from engine.query.parse import (
+    DATE,
+    NUMERIC_TYPES,
+    ChildMeta,
+    check_field,
+    check_readable,
+    coerce,
+    field_type,
+    is_table_field,
+    strip_doctype,
+)
+from engine.translation import _
+
+AGGREGATES = ("count", "sum", "avg", "min", "max")
+
+_COMPARE = {Op.EQ: "$eq", Op.NE: "$ne", Op.LT: "$lt", Op.GT: "$gt", Op.LE: "$lte", Op.GE: "$gte"}
+_EMPTY: tuple[None, str] = (None, "")  # "not set", as Frappe's ifnull(field, '') reads it
+_ALIAS = r"(?:\s+[Aa][Ss]\s+(?P<alias>(?!_id$)[A-Za-z_][A-Za-z0-9_]*))?"
+_AGGREGATE = re.compile(rf"^(?P<func>[A-Za-z]+)\s*\(\s*(?P<arg>\*|[a-z_][a-z0-9_]*)\s*\){_ALIAS}$")
+_COLUMN = re.compile(rf"^`?(?P<field>[a-z_][a-z0-9_]*)`?(?:\.`?(?P<child>[a-z_][a-z0-9_]*)`?)?{_ALIAS}$")
+_ORDER = re.compile(r"^`?(?P<field>[A-Za-z_][A-Za-z0-9_]*)`?(?:\s+(?P<dir>[A-Za-z]+))?$")
+
+
+# --- filters ---------------------------------------------------------------------------------
+
+def compile_filter(meta: Meta, node: Node | None, *, tree_ancestors: Mapping[str, list[str]] | None = None,
+                   child_meta: ChildMeta | None = None) -> dict[str, Any]:
+    """A MongoDB filter for `node` (`{}` for None). `tree_ancestors[x]` must hold the ancestors of
+    each `x` used with `ancestors of` (see `tree_targets`). A child condition holds for a document
+    when one of its rows satisfies it (AND-ed conditions on one table: the same row)."""
+    return _Compiler(meta, tree_ancestors or {}, child_meta).node(node) if node is not None else {}
+
+
+def tree_targets(node: Node | None) -> list[str]:
+    """The names used with `ancestors of` / `not ancestors of`, whose ancestors the caller fetches."""
+    return list(dict.fromkeys(c.value for c in walk(node) if c.op in (Op.ANCESTORS_OF, Op.NOT_ANCESTORS_OF)))
+
+
+def like_to_regex(pattern: str) -> str:
+    """SQL LIKE → an anchored regex: `%` any text, `_` one character, everything else literal."""
+    return "^" + "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern) + "$"
+
+
+class _Compiler:
+    def __init__(self, meta: Meta, tree_ancestors: Mapping[str, list[str]], child_meta: ChildMeta | None):
+        self.meta = meta
+        self.tree_ancestors = tree_ancestors
+        self.child_meta = child_meta
+
+    def node(self, node: Node) -> dict[str, Any]:
+        if isinstance(node, Cond):
+            return self.cond(node) if node.table is None else {node.table: {"$elemMatch": self.row(node)}}
+        if isinstance(node, Or):
+            parts = [self.node(item) for item in _flatten(node)]
+            if not parts:
+                return {"_id": {"$in": []}}  # an empty OR matches nothing
+            if {} in parts:
+                return {}
+            return parts[0] if len(parts) == 1 else {"$or": parts}
+        parts, rows = [], {}
+        for item in _flatten(node):
+            if isinstance(item, Cond) and item.table is not None:
+                rows.setdefault(item.table, []).append(self.row(item))
+            else:
+                parts.append(self.node(item))
+        for table, conds in rows.items():
+            parts.append({table: {"$elemMatch": conds[0] if len(conds) == 1 else {"$and": conds}}})
+        parts = [p for p in parts if p]
+        return {} if not parts else parts[0] if len(parts) == 1 else {"$and": parts}
+
+    def row(self, cond: Cond) -> dict[str, Any]:
+        """A child condition, relative to one row of `cond.table`."""
+        table = self.meta.get_field(cond.table or "")
+        if table is None or not table.is_table or cond.op in TREE_OPS:
+            raise exc.DataError(_("Field not permitted in query: {0}", str(cond.table)), field=cond.table)
+        if self.child_meta is None:
+            raise exc.DataError(_("Filters on child table {0} are not supported here", str(table.options)))
+        child = self.child_meta(str(table.options))
+        field = check_field(child, cond.field, child=True)
+        return _clause(field, field, field_type(child, field), cond.op, cond.value)
+
+    def cond(self, cond: Cond) -> dict[str, Any]:
+        field = check_field(self.meta, cond.field)
+        if cond.op in TREE_OPS:
+            return self.tree(cond)
+        fieldtype = field_type(self.meta, field)
+        if fieldtype in ("Table", "Table MultiSelect"):
+            if cond.op is not Op.IS or cond.value not in ("set", "not set"):
+                raise exc.DataError(_("A table field can only be filtered with is set / is not set"),
+                                    field=field)
+            return {f"{field}.0": {"$exists": cond.value == "set"}}
+        return _clause("_id" if field == "name" else field, field, fieldtype, cond.op, cond.value)
+
+    def tree(self, cond: Cond) -> dict[str, Any]:
+        if not self.meta.is_tree or cond.field != "name":
+            raise exc.DataError(_("Operator {0} applies to name of a tree doctype", cond.op.value),
+                                field=cond.field)
+        target = cond.value
+        if not isinstance(target, str) or not target:
+            raise exc.DataError(_("Invalid value for {0} {1}", cond.field, cond.op.value), field=cond.field)
+        if cond.op in (Op.DESCENDANTS_OF, Op.NOT_DESCENDANTS_OF):
+            return {"_ancestors": {"$eq" if cond.op is Op.DESCENDANTS_OF else "$ne": target}}
+        ancestors = self.tree_ancestors.get(target)
+        if ancestors is None:
+            raise exc.DoesNotExistError(_("{0} {1} not found", self.meta.name, target))
+        return {"_id": {"$in" if cond.op is Op.ANCESTORS_OF else "$nin": list(ancestors)}}
+
+
+def _flatten(node: And | Or) -> list[Node]:
+    """The items of `node`, with nested nodes of the same kind spliced in."""
+    out: list[Node] = []
+    for item in node.items:
+        out.extend(_flatten(item) if isinstance(item, type(node)) else [item])
+    return out
+
+
+def _clause(key: str, field: str, fieldtype: str, op: Op, value: Any) -> dict[str, Any]:
+    """`{key: {operator: operand}}` for one condition; every user value is an operand, coerced."""
+    def bad() -> exc.DataError:
+        return exc.DataError(_("Invalid value for {0} {1}", field, op.value), field=field)
+
+    if op is Op.IS:
+        if value not in ("set", "not set"):
+            raise bad()
+        return {key: {"$nin" if value == "set" else "$in": list(_EMPTY)}}
+    if op in (Op.LIKE, Op.NOT_LIKE):
+        if not isinstance(value, str) or fieldtype in NUMERIC_TYPES:
+            raise exc.DataError(_("Operator {0} needs a text field and a text value", op.value), field=field)
+        regex = {"$regex": like_to_regex(value), "$options": "is"}
+        # `$nor` rather than `$not` + `$options`, which the in-memory backend cannot read
+        return {key: regex} if op is Op.LIKE else {"$nor": [{key: regex}]}
+    if op in (Op.IN, Op.NOT_IN):
+        if not isinstance(value, list | tuple):
+            raise bad()
+        values = list(dict.fromkeys(coerce(field, fieldtype, v, allow_empty=True) for v in value))
+        if any(v in _EMPTY for v in values):  # like Frappe: "" in the list also means "not set"
+            values = list(dict.fromkeys([*values, *_EMPTY]))
+        return {key: {"$in" if op is Op.IN else "$nin": values}}
+    if op is Op.BETWEEN:
+        if not isinstance(value, list | tuple) or len(value) != 2 or None in value:
+            raise bad()
+        low, high = (coerce(field, fieldtype, v) for v in value)
+        if fieldtype == "Datetime" and DATE.match(high):  # a whole last day
+            high += " 23:59:59.999999"
+        return {key: {"$gte": low, "$lte": high}}
+    if op not in _COMPARE or isinstance(value, dict | list | tuple):
+        raise bad()
+    operand = coerce(field, fieldtype, value, allow_empty=op in (Op.EQ, Op.NE))
+    if operand in _EMPTY:
+        if op not in (Op.EQ, Op.NE):
+            raise bad()
+        return {key: {"$in" if op is Op.EQ else "$nin": list(_EMPTY)}}
+    return {key: {_COMPARE[op]: operand}}
+
+
+# --- fields ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Column:
+    """One output column. `field` is the source fieldname ("name", a value field, a table
+    fieldname), None for `count(*)`; `child` a row field of table `field`; `func` an aggregate."""
+
+    key: str
+    field: str | None
+    child: str | None = None
+    func: str | None = None
+
+
+@dataclass(frozen=True)
+class FieldSpec:
+    columns: list[Column]
+    projection: dict[str, int]
+    has_aggregates: bool
+
+    def shape(self, record: Mapping[str, Any]) -> dict[str, Any]:
+        """A stored record (from `find` with `projection`) as an output row keyed by column."""
+        row: dict[str, Any] = {}
+        for c in self.columns:
+            if c.func is None and c.field is not None:
+                value = record.get("_id" if c.field == "name" else c.field)
+                if c.child is not None:
+                    value = [r.get(c.child) for r in value or () if isinstance(r, Mapping)]
+                row[c.key] = value
+        return row
+
+    def empty_row(self) -> dict[str, Any]:
+        """The one row SQL gives for aggregates without group_by over no rows (MongoDB gives none)."""
+        return {c.key: 0 if c.func == "count" else None for c in self.columns}
+
+
+def compile_fields(meta: Meta, fields: Any, *, readable: frozenset[str] | None = None,
+                   child_meta: ChildMeta | None = None) -> FieldSpec:
+    """Frappe's `fields` (a list or a JSON list; default `["name"]`) → columns and a projection.
+
+    Items: `*` (every readable value field), `name`, `field`, a table fieldname (its rows),
+    `table.child_field` (a list of that field of the rows), `count(*)`, `count(f)`, `sum(f)`,
+    `avg(f)`, `min(f)`, `max(f)`, each optionally `as alias` (an aggregate's default key is its
+    function name). Unknown or unreadable fields → DataError.
+    """
+    columns: dict[str, Column] = {}
+    for item in (strip_doctype(meta, i) for i in _field_items(fields)):
+        new = ([Column(f, f) for f in _star(meta, readable)] if item == "*"
+               else [_column(meta, item, readable, child_meta)])
+        for column in new:
+            if columns.setdefault(column.key, column) != column:
+                raise exc.DataError(_("Duplicate column in fields: {0}", column.key), field=column.key)
+    projection = {"_id": 0}
+    for c in columns.values():
+        if c.field == "name":
+            projection["_id"] = 1
+        elif c.field is not None:
+            projection[c.field if c.child is None else f"{c.field}.{c.child}"] = 1
+    # MongoDB refuses a projection of both `items` and `items.qty` (a path collision)
+    projection = {k: v for k, v in projection.items() if "." not in k or k.split(".")[0] not in projection}
+    if projection == {"_id": 0}:
+        projection = {"_id": 1}
+    return FieldSpec(list(columns.values()), projection, any(c.func for c in columns.values()))
+
+
+def _field_items(fields: Any) -> list[str]:
+    if isinstance(fields, str):
+        text = fields.strip()
+        try:
+            fields = json.loads(text) if text.startswith("[") else text.split(",")
+        except ValueError as e:
+            raise exc.DataError(_("Invalid JSON in {0}", "fields")) from e
+    if fields is None:
+        return ["name"]
+    if not isinstance(fields, list | tuple) or not all(isinstance(f, str) for f in fields):
+        raise exc.DataError(_("fields must be a list of field names"))
+    return [f.strip() for f in fields if f.strip()] or ["name"]
+
+
+def _star(meta: Meta, readable: frozenset[str] | None) -> list[str]:
+    names = dict.fromkeys([*meta.standard, *(f.fieldname for f in meta.value_fields)])
+    return [f for f in names if readable is None or f == "name" or f in readable]
+
+
+def _column(meta: Meta, text: str, readable: frozenset[str] | None, child_meta: ChildMeta | None) -> Column:
+    if m := _AGGREGATE.match(text):
+        func, arg = m["func"].lower(), m["arg"]
+        if func not in AGGREGATES or (arg == "*" and func != "count"):
+            raise exc.DataError(_("Invalid field expression: {0}", text))
+        field = None if arg in ("*", "name") and func == "count" else check_readable(meta, arg, readable)
+        if field is not None and (is_table_field(meta, field) or (
+                func in ("sum", "avg") and field_type(meta, field) not in NUMERIC_TYPES)):
+            raise exc.DataError(_("Invalid field expression: {0}", text), field=field)
+        return Column(m["alias"] or func, field, func=func)
+    if m := _COLUMN.match(text):
+        field, child = check_readable(meta, m["field"], readable), m["child"]
+        if child is not None:
+            table = meta.get_field(field)
+            if table is None or not table.is_table or child_meta is None:
+                raise exc.DataError(_("Field not permitted in query: {0}", text), field=field)
+            check_field(child_meta(str(table.options)), child, child=True)
+        return Column(m["alias"] or (field if child is None else f"{field}.{child}"), field, child)
+    raise exc.DataError(_("Invalid field expression: {0}", text))
+
+
+# --- order_by and group_by -------------------------------------------------------------------
+
+def compile_order_by(meta: Meta, order_by: str | None, *, default: bool = True,
+                     aliases: frozenset[str] = frozenset(),
+                     readable: frozenset[str] | None = None) -> list[tuple[str, int]]:
+    """`"creation desc, name"` → `[("creation", -1), ("_id", 1)]`. Empty → the doctype's
+    sort_field/sort_order (with `default`). `_id` closes every non-empty sort, for stable pages."""
+    if order_by and order_by.strip():
+        items = [_order_item(meta, part, aliases, readable) for part in order_by.split(",")]
+    elif default:
+        try:
+            items = [_order_item(meta, f"{meta.sort_field} {meta.sort_order}", frozenset(), None)]
+        except exc.DataError:
+            items = [("creation", -1)]
+    else:
+        return []
+    sort: dict[str, int] = {}
+    for field, direction in items:
+        sort.setdefault("_id" if field == "name" else field, direction)
+    return [*sort.items()] if "_id" in sort else [*sort.items(), ("_id", items[-1][1])]
+
+
+def _order_item(meta: Meta, part: str, aliases: frozenset[str],
+                readable: frozenset[str] | None) -> tuple[str, int]:
+    m = _ORDER.match(strip_doctype(meta, part))
+    direction = (m["dir"] or "asc").lower() if m else ""
+    if m is None or direction not in ("asc", "desc"):
+        raise exc.DataError(_("Invalid order_by: {0}", part.strip()))
+    field = m["field"]
+    if field not in aliases and (is_table_field(meta, check_readable(meta, field, readable))):
+        raise exc.DataError(_("Field not permitted in query: {0}", field), field=field)
+    return field, 1 if direction == "asc" else -1
+
+
+def compile_group_by(meta: Meta, group_by: str | None, fields: FieldSpec, filter: Mapping[str, Any],
+                     sort: Sequence[tuple[str, int]] = (), skip: int = 0, limit: int = 0, *,
+                     readable: frozenset[str] | None = None) -> list[dict[str, Any]]:
+    """An aggregation pipeline: `$match`, `$group` by the group_by fields (everything in one group
+    without), `$sort`, `$skip`, `$limit`, `$project` to flat rows keyed like `fields.columns`.
+
+    Sort keys that are neither output columns nor group fields (such as the default `creation`)
+    are dropped; the group key closes the sort. A plain column not grouped by gives its first value.
+    """
+    groups: list[str] = []
+    for part in (group_by or "").split(",") if group_by and group_by.strip() else ():
+        m = _ORDER.match(strip_doctype(meta, part))
+        if m is None or m["dir"] is not None or is_table_field(meta, check_readable(meta, m["field"], readable)):
+            raise exc.DataError(_("Invalid group_by: {0}", part.strip()))
+        groups.append(m["field"])
+    groups = list(dict.fromkeys(groups))
+    if not groups and not fields.has_aggregates:
+        raise exc.DataError(_("group_by needs a field or an aggregate"))
+    group: dict[str, Any] = {"_id": {g: "$_id" if g == "name" else f"${g}" for g in groups} or None}
+    project: dict[str, Any] = {"_id": 0}
+    paths: dict[str, str] = {g: f"_id.{g}" for g in groups}  # sort key → path in the $group output
+    for c in fields.columns:
+        if c.child is not None or (c.func is None and c.field is not None and is_table_field(meta, c.field)):
+            raise exc.DataError(_("Child table fields cannot be grouped: {0}", c.key), field=c.field)
+        source = "$_id" if c.field == "name" else f"${c.field}"
+        if c.func is None and c.field in groups:
+            project[c.key] = f"$_id.{c.field}"
+            paths.setdefault(c.key, f"_id.{c.field}")
+            continue
+        group[c.key] = _accumulator(c.func, c.field, source)
+        project[c.key] = 1
+        paths[c.key] = c.key
+    order = {paths[k]: d for k, d in ((("name" if k == "_id" else k), d) for k, d in sort) if k in paths}
+    order.setdefault("_id", 1)
+    pipeline: list[dict[str, Any]] = [{"$match": dict(filter)}] if filter else []
+    pipeline += [{"$group": group}, {"$sort": order}]
+    pipeline += [{"$skip": int(skip)}] if skip else []
+    pipeline += [{"$limit": int(limit)}] if limit else []
+    return [*pipeline, {"$project": project}]
+
+
+def _accumulator(func: str | None, field: str | None, source: str) -> dict[str, Any]:
+    if func is None:
+        return {"$first": source}
+    if func == "count":  # SQL's count(f) counts values that are not null
+        return {"$sum": 1 if field is None else {"$cond": [{"$gt": [source, None]}, 1, 0]}}
+    return {f"${func}": source}

@@ -1,0 +1,104 @@
+"""A site: one database, its meta, and the process-wide app registry. Opened once per process."""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import TYPE_CHECKING
+
+from engine import db, embedded
+from engine import exceptions as exc
+from engine.context import AUTOMATIC_ROLES, Context
+from engine.meta.registry import MetaRegistry
+from engine.settings import Settings
+
+if TYPE_CHECKING:
+    from engine.hooks import AppRegistry
+
+log = logging.getLogger("fw.site")
+ROLE_CACHE_SECONDS = 2.0
+
+
+class Site:
+    def __init__(self, settings: Settings, database: db.Database, apps: AppRegistry,
+                 mongod: embedded.EmbeddedMongo | None = None) -> None:
+        self.settings = settings
+        self.db = database
+        self.apps = apps
+        self.meta = MetaRegistry(apps, database, settings.meta_check_interval)
+        self.mongod = mongod
+        self._roles: dict[str, tuple[float, frozenset[str]]] = {}
+
+    @property
+    def name(self) -> str:
+        return self.db.name
+
+    def context(self, user: str = "Administrator", *, lang: str = "en") -> Context:
+        return Context(self, user, lang=lang)
+
+    async def load_roles(self, user: str) -> frozenset[str]:
+        """A user's roles with the automatic ones; cached briefly per process, cleared on User save."""
+        if user == "Guest":
+            return frozenset({"Guest"})
+        hit = self._roles.get(user)
+        if hit and time.monotonic() - hit[0] < ROLE_CACHE_SECONDS:
+            return hit[1]
+        if user == "Administrator":
+            names = await self.db.collection("role").distinct("_id")
+            roles = frozenset(names) | AUTOMATIC_ROLES | {"System Manager"}
+        else:
+            record = await self.db.collection("user").find_one(
+                {"_id": user}, {"roles.role": 1, "enabled": 1, "user_type": 1})
+            if not record or not record.get("enabled", 1):
+                roles = frozenset({"Guest"})
+            else:
+                roles = frozenset(r["role"] for r in record.get("roles") or [] if r.get("role")) | {"All", "Guest"}
+                if record.get("user_type", "System User") == "System User":
+                    roles |= {"Desk User"}
+        self._roles[user] = (time.monotonic(), roles)
+        return roles
+
+    def forget_roles(self, user: str | None = None) -> None:
+        if user is None:
+            self._roles.clear()
+        else:
+            self._roles.pop(user, None)
+
+    async def close(self) -> None:
+        await self.db.close()
+        if self.mongod is not None:
+            self.mongod.stop()
+            self.mongod = None
+
+
+def connect_database(settings: Settings) -> tuple[db.Database, embedded.EmbeddedMongo | None]:
+    """The configured database: FW_MONGO_URL, else the embedded mongod, else (loudly) memory."""
+    if settings.memory_backend:
+        return db.connect_memory(settings.db_name), None
+    if settings.mongo_url:
+        return db.connect(settings.mongo_url, settings.db_name), None
+    try:
+        mongod = embedded.start(settings.data_dir / "mongo", durable=settings.durable_writes)
+    except exc.ConfigurationError as e:
+        log.warning("=" * 72)
+        log.warning("EMBEDDED MONGODB UNAVAILABLE: %s", e)
+        log.warning("Falling back to the IN-MEMORY backend: NOTHING WILL BE SAVED across restarts,")
+        log.warning("and writes are not transactional. Set FW_MONGO_URL for a real database.")
+        log.warning("=" * 72)
+        return db.connect_memory(settings.db_name), None
+    return db.connect(mongod.url, settings.db_name), mongod
+
+
+async def open_site(settings: Settings, apps: AppRegistry | None = None) -> Site:
+    """Connect, load apps (unless given), read custom fields. Does not migrate."""
+    from engine.hooks import registry_from_settings
+
+    registry = apps or registry_from_settings(settings)
+    database, mongod = connect_database(settings)
+    site = Site(settings, database, registry, mongod)
+    try:
+        await site.meta.refresh_if_stale()
+    except Exception:
+        await site.close()
+        raise
+    return site

@@ -1,0 +1,80 @@
+"""Test harness: one real mongod per session (single-node replica set, temp dir, free port),
+one migrated database emptied before each test, and the fixture app `fwtest` loaded once."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from engine import db, embedded
+from engine.context import Context
+from engine.core.bootstrap import ensure_bootstrap
+from engine.hooks import AppRegistry, registry_from_settings
+from engine.migrate import sync_schema
+from engine.settings import Settings
+from engine.site import Site
+
+FIXTURES = Path(__file__).parent / "fixtures"
+PRESERVED = {"_fw_state", "doctype"}
+
+
+def make_settings(**overrides: object) -> Settings:
+    values: dict[str, object] = {"root_dir": FIXTURES / "site", "admin_password": "admin",
+                                 "durable_writes": False, "meta_check_interval": 0.0}
+    values.update(overrides)
+    return Settings(**values)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="session")
+def mongod() -> Iterator[embedded.EmbeddedMongo]:
+    data_dir = Path(tempfile.mkdtemp(prefix="fw-test-mongo-"))
+    server = embedded.start(data_dir, durable=False)
+    yield server
+    server.stop()
+    shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def settings(mongod: embedded.EmbeddedMongo) -> Settings:
+    return make_settings(mongo_url=mongod.url, db_name="fw_test")
+
+
+@pytest.fixture(scope="session")
+def registry(settings: Settings) -> AppRegistry:
+    return registry_from_settings(settings)
+
+
+@pytest.fixture(scope="session")
+async def session_site(settings: Settings, registry: AppRegistry) -> AsyncIterator[Site]:
+    database = db.connect(settings.mongo_url or "", settings.db_name)
+    await database.drop()
+    site = Site(settings, database, registry)
+    await sync_schema(site)
+    yield site
+    await database.drop()
+    await database.close()
+
+
+async def empty_database(site: Site) -> None:
+    for name in await site.db.handle.list_collection_names():
+        if name not in PRESERVED:
+            await site.db.collection(name).delete_many({})
+
+
+@pytest.fixture
+async def site(session_site: Site) -> AsyncIterator[Site]:
+    """The session's migrated site, emptied and bootstrapped (roles, Administrator, Guest)."""
+    await empty_database(session_site)
+    session_site.forget_roles()
+    await session_site.meta.reload()
+    await ensure_bootstrap(session_site)
+    yield session_site
+
+
+@pytest.fixture
+def ctx(site: Site) -> Context:
+    return site.context("Administrator")
