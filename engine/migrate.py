@@ -73,7 +73,7 @@ def desired_indexes(meta: Meta) -> dict[str, tuple[list[tuple[str, int]], dict[s
             wanted[f"fw_unique_{f.fieldname}"] = ([(f.fieldname, 1)], {
                 "unique": True, "partialFilterExpression": {f.fieldname: {"$exists": True}}})
         elif f.search_index:
-            wanted[f"fw_idx_{f.fieldname}"] = ([(f.fieldname, 1)], {})
+            wanted[f"fw_idx_{f.fieldname}"] = ([(f.fieldname, 1), ("_id", 1)], {})
     for ix in meta.indexes:
         name = ix.name or "fw_" + ("uniq_" if ix.unique else "cidx_") + "_".join(ix.fields)
         if not name.startswith("fw_"):
@@ -81,7 +81,10 @@ def desired_indexes(meta: Meta) -> dict[str, tuple[list[tuple[str, int]], dict[s
         options: dict[str, Any] = {"unique": True} if ix.unique else {}
         if ix.where:
             options["partialFilterExpression"] = {k: {"$eq": v} for k, v in ix.where.items()}
-        wanted[name] = ([("_id" if f == "name" else f, 1) for f in ix.fields], options)
+        keys = [("_id" if f == "name" else f, 1) for f in ix.fields]
+        if not ix.unique and keys[-1][0] != "_id":
+            keys.append(("_id", 1))  # the stable-order tiebreak, so sorted pages come straight from the index
+        wanted[name] = (keys, options)
     if meta.is_tree:
         wanted["fw_tree_ancestors"] = ([("_ancestors", 1)], {})
         wanted[f"fw_tree_{meta.nsm_parent_field}"] = ([(meta.nsm_parent_field, 1)], {})

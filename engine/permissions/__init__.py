@@ -43,7 +43,13 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: D
         return False
     if doc is None:
         return True
-    if grant is Grant.OWNER and ptype != "create" and (doc.get("owner") or ctx.user) != ctx.user:
+    stored = not doc.is_new()
+    # the owner and the row conditions are judged on the stored document, never on unsaved edits
+    # (changing `owner` in memory must not hand someone else's document over)
+    owner = doc.stored_value("owner") if stored else doc.get("owner")
+    if grant is Grant.OWNER and ptype != "create" and (owner or ctx.user) != ctx.user:
+        return False
+    if stored and ptype != "create" and doc.get("name") and not await _meets_row_conditions(ctx, meta, doc.name):
         return False
     for hook in (*ctx.site.apps.has_permission.get(doctype, ()), *ctx.site.apps.has_permission.get("*", ())):
         verdict = call_with_supported(hook, doc=doc, ptype=ptype, user=ctx.user, ctx=ctx)
@@ -52,6 +58,15 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: D
         if not verdict:
             return False
     return True
+
+
+async def _meets_row_conditions(ctx: Context, meta: Meta, name: str) -> bool:
+    hooks = ctx.site.apps.permission_query_conditions
+    if not (hooks.get(meta.name) or hooks.get("*")):
+        return True
+    from engine.permissions.rows import document_matches
+
+    return await document_matches(ctx, meta, name)
 
 
 def _denied(doctype: str, ptype: str, name: str | None = None) -> exc.PermissionError:

@@ -40,3 +40,17 @@ async def build_row_filter(ctx: Context, meta: Meta, *, owner_only: bool) -> Nod
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else And(tuple(parts))
+
+
+async def document_matches(ctx: Context, meta: Meta, name: str) -> bool:
+    """Whether the stored document `name` meets the `permission_query_conditions` hooks' filters
+    (so reading one document obeys the same restriction as listing). No hooks: no query."""
+    from engine.documents import store, tree
+    from engine.query.compile import compile_filter, tree_targets
+
+    node = await build_row_filter(ctx, meta, owner_only=False)
+    if node is None:
+        return True
+    ancestors = {target: await tree.ancestors_of(ctx, meta.name, target) for target in tree_targets(node)}
+    compiled = compile_filter(meta, node, tree_ancestors=ancestors, child_meta=ctx.meta)
+    return await store.find_one(ctx, meta, {"$and": [{"_id": name}, compiled]}, {"_id": 1}) is not None

@@ -58,8 +58,16 @@ def tree_targets(node: Node | None) -> list[str]:
 
 
 def like_to_regex(pattern: str) -> str:
-    """SQL LIKE → an anchored regex: `%` any text, `_` one character, everything else literal."""
-    return "^" + "".join(".*" if c == "%" else "." if c == "_" else re.escape(c) for c in pattern) + "$"
+    """SQL LIKE → an anchored regex: `%` any text, `_` one character, everything else literal.
+
+    Each piece between two `%` is taken at its first occurrence and kept (an atomic group), which
+    gives the same answer for LIKE and leaves a hostile pattern no way to make the regex engine
+    backtrack polynomially (`%a%a%a%a%a%b` against a long run of `a`)."""
+    pieces = ["".join("." if c == "_" else re.escape(c) for c in piece) for piece in pattern.split("%")]
+    if len(pieces) == 1:
+        return f"^{pieces[0]}$"
+    middle = "".join(f"(?>.*?{piece})" for piece in pieces[1:-1] if piece)
+    return f"^{pieces[0]}{middle}.*{pieces[-1]}$"
 
 
 class _Compiler:

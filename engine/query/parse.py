@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -214,17 +215,27 @@ def coerce(field: str, fieldtype: str, value: Any, *, allow_empty: bool = False)
     if isinstance(value, bool):
         value = int(value)
     if fieldtype in NUMERIC_TYPES:
-        number = float(value) if isinstance(value, str) and _NUMBER.match(value.strip()) else value
-        if isinstance(number, int | float) and number == number and abs(number) != float("inf"):
-            if fieldtype in INT_TYPES and float(number).is_integer():
-                return int(number)
-            return number if fieldtype in INT_TYPES else float(number)
+        if (number := _number(value, integral=fieldtype in INT_TYPES)) is not None:
+            return number
     elif fieldtype in ("Date", "Datetime"):
         if (text := _date_text(value, fieldtype)) is not None:
             return text
     elif isinstance(value, str | int | float):
         return value if isinstance(value, str) else str(value)
     raise exc.DataError(_("Invalid value for {0}: {1}", field, str(value)), field=field)
+
+
+def _number(value: Any, *, integral: bool) -> int | float | None:
+    if isinstance(value, str) and _NUMBER.match(value.strip()):
+        try:
+            value = int(value)
+        except ValueError:
+            value = float(value)
+    if isinstance(value, float) and integral and math.isfinite(value) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int) and -(2**63) <= value < 2**63:  # what BSON can hold
+        return value if integral else float(value)
+    return value if isinstance(value, float) and math.isfinite(value) else None
 
 
 def _date_text(value: Any, fieldtype: str) -> str | None:

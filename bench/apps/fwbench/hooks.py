@@ -1,0 +1,4 @@
+"""Doctypes the benchmarks use."""
+
+app_name = "fwbench"
+app_title = "FW Bench"

@@ -1,0 +1,80 @@
+"""The `fw` command line. Each command builds its Settings once and opens the site it needs."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import click
+from rich.console import Console
+
+from engine import exceptions as exc
+from engine.settings import Settings, get_settings
+
+console = Console(stderr=True)
+
+
+def _run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    settings = get_settings()
+    try:
+        return asyncio.run(coro_factory(settings))
+    except exc.ConfigurationError as e:
+        console.print(f"[red]Error:[/red] {e}")
+        sys.exit(2)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def main() -> None:
+    """fw: a document application service with Frappe's programming model on MongoDB."""
+
+
+@main.command()
+@click.option("--force", is_flag=True, help="Re-check every collection and index even if nothing changed.")
+def migrate(force: bool) -> None:
+    """Sync doctype JSON to the database (meta, indexes), then run after_migrate hooks."""
+    from engine.migrate import migrate as run_migrate
+    from engine.site import open_site
+
+    async def go(settings: Settings) -> None:
+        started = time.perf_counter()
+        site = await open_site(settings)
+        try:
+            with console.status("Migrating...") as status:
+                report = await run_migrate(site, force=force, progress=lambda m: status.update(f"Migrating {m}"))
+        finally:
+            await site.close()
+        console.print(f"[green]Migrated[/green] {site.name}: {report.summary()} "
+                      f"({time.perf_counter() - started:.2f}s)")
+
+    _run(go)
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.option("--workers", default=1, show_default=True, type=int, help="uvicorn worker processes")
+def serve(host: str, port: int, workers: int) -> None:
+    """Run the HTTP server (migrates first; idempotent and fast when nothing changed)."""
+    import uvicorn
+
+    settings = get_settings()
+    if workers > 1 and not settings.mongo_url and not settings.memory_backend:
+        # several processes cannot each start the embedded mongod on one data dir: start it here once
+        from engine import embedded
+
+        mongod = embedded.start(settings.data_dir / "mongo", durable=settings.durable_writes)
+        import os
+
+        os.environ["FW_MONGO_URL"] = mongod.url
+        get_settings.cache_clear()
+    uvicorn.run("server.app:create_app_from_env", factory=True, host=host, port=port, workers=workers,
+                log_level="info", proxy_headers=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,348 @@
+"""`migrate` against a fresh MongoDB database: collections, declared indexes, DocType records,
+idempotence, bootstrap; and Custom Fields merged into meta at runtime."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from engine import db
+from engine import exceptions as exc
+from engine.context import Context
+from engine.core import bootstrap
+from engine.core.passwords import verify_password
+from engine.core.user import PASSWORD_KEY
+from engine.documents.factory import get_doc, new_doc
+from engine.hooks import AppRegistry
+from engine.migrate import desired_indexes, migrate, sync_schema
+from engine.meta.registry import STATE_COLLECTION
+from engine.query.listing import count, get_list
+from engine.settings import Settings
+from engine.site import Site
+
+
+@pytest.fixture
+async def fresh_site(settings: Settings, registry: AppRegistry) -> AsyncIterator[Site]:
+    database = db.connect(settings.mongo_url or "", f"fw_migrate_{uuid.uuid4().hex[:12]}")
+    site = Site(settings, database, registry)
+    yield site
+    await database.drop()
+    await database.close()
+
+
+async def index_info(site: Site, collection: str) -> dict[str, dict[str, Any]]:
+    return {ix["name"]: ix for ix in await db.list_indexes(site.db.collection(collection))}
+
+
+# -- collections and indexes -------------------------------------------------------------------------
+
+
+async def test_migrate_creates_collections_and_declared_indexes(fresh_site: Site, registry: AppRegistry) -> None:
+    report = await migrate(fresh_site)
+    assert not report.skipped
+    collections = set(await fresh_site.db.handle.list_collection_names())
+    for name, schema in registry.doctypes.items():
+        meta = fresh_site.meta.get(name)
+        if schema.istable:
+            assert meta.collection not in collections, name  # child rows are embedded
+        else:
+            assert meta.collection in collections, name
+            assert meta.collection in report.collections_created
+    assert "test_order_item" not in report.collections_created
+
+    note = await index_info(fresh_site, "test_note")
+    assert note["fw_unique_code"]["key"] == {"code": 1}
+    assert note["fw_unique_code"]["unique"]
+    assert note["fw_unique_code"]["partialFilterExpression"] == {"code": {"$exists": True}}
+
+    reading = await index_info(fresh_site, "test_reading")
+    compound = reading["fw_uniq_sensor_date"]
+    assert list(compound["key"].items()) == [("sensor", 1), ("date", 1)]
+    assert compound["unique"]
+    assert compound["partialFilterExpression"] == {"source": {"$eq": "external"}}
+
+    category = await index_info(fresh_site, "test_category")
+    assert category["fw_tree_ancestors"]["key"] == {"_ancestors": 1}
+    assert category["fw_tree_parent_test_category"]["key"] == {"parent_test_category": 1}
+    assert category["fw_unique_category_name"]["unique"]
+
+    customer = await index_info(fresh_site, "test_customer")
+    assert list(customer["fw_sort_customer_name"]["key"].items()) == [("customer_name", 1), ("_id", 1)]
+    assert "test_reading.fw_uniq_sensor_date" in report.indexes_created
+    assert "Migrate" not in report.summary() and "collections created" in report.summary()
+
+
+async def test_every_declared_index_exists(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    for name in fresh_site.meta.names():
+        meta = fresh_site.meta.get(name)
+        if meta.istable:
+            continue
+        present = await index_info(fresh_site, meta.collection)
+        assert set(desired_indexes(meta)) <= set(present), name
+        assert {n for n in present if n.startswith("fw_")} == set(desired_indexes(meta)), name
+
+
+async def test_partial_unique_indexes_behave(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    ctx = fresh_site.context("Administrator")
+    for i in range(3):  # many notes without a code
+        await new_doc(ctx, "Test Note", title=f"n{i}").insert()
+    await new_doc(ctx, "Test Note", title="coded", code="C1").insert()
+    with pytest.raises(exc.UniqueValidationError) as err:
+        await new_doc(ctx, "Test Note", title="again", code="C1").insert()
+    assert err.value.field == "code"
+    assert await count(ctx, "Test Note") == 4
+
+    for _ in range(2):  # non-external readings may repeat
+        await new_doc(ctx, "Test Reading", sensor="S1", date="2026-01-01", source="manual").insert()
+        await new_doc(ctx, "Test Reading", sensor="S1", date="2026-01-01").insert()
+    await new_doc(ctx, "Test Reading", sensor="S1", date="2026-01-01", source="external").insert()
+    await new_doc(ctx, "Test Reading", sensor="S1", date="2026-01-02", source="external").insert()
+    await new_doc(ctx, "Test Reading", sensor="S2", date="2026-01-01", source="external").insert()
+    with pytest.raises(exc.UniqueValidationError, match="must be unique together") as err:
+        await new_doc(ctx, "Test Reading", sensor="S1", date="2026-01-01", source="external").insert()
+    assert err.value.field == "sensor"
+    assert await count(ctx, "Test Reading") == 7
+    assert await count(ctx, "Test Reading", {"source": "external"}) == 3
+
+
+# -- idempotence -------------------------------------------------------------------------------------
+
+
+async def test_second_migrate_changes_nothing_and_is_fast(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    started = time.perf_counter()
+    report = await migrate(fresh_site)
+    elapsed = time.perf_counter() - started
+    assert report.skipped
+    assert not report.changed
+    assert report.summary() == "Nothing changed (definitions unchanged since the last migrate)."
+    assert elapsed < 1.0
+
+    # forced: everything is compared, nothing is rewritten
+    forced = await sync_schema(fresh_site, force=True)
+    assert not forced.skipped
+    assert (forced.collections_created, forced.indexes_created, forced.indexes_dropped,
+            forced.doctypes_synced) == ([], [], [], [])
+    assert forced.summary() == "Nothing changed."
+
+
+async def test_force_migrate_recreates_a_missing_index_and_drops_a_stale_one(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    coll = fresh_site.db.collection("test_reading")
+    await coll.drop_index("fw_uniq_sensor_date")
+    await coll.create_index([("value", 1)], name="fw_stale")
+    await coll.create_index([("source", 1)], name="app_owned")  # not fw's: left alone
+
+    assert (await sync_schema(fresh_site)).skipped  # definitions unchanged: not even looked at
+    report = await sync_schema(fresh_site, force=True)
+    assert report.indexes_created == ["test_reading.fw_uniq_sensor_date"]
+    assert report.indexes_dropped == ["test_reading.fw_stale"]
+    assert "1 indexes created" in report.summary() and "1 indexes dropped" in report.summary()
+    present = await index_info(fresh_site, "test_reading")
+    assert "fw_stale" not in present
+    assert "app_owned" in present
+    assert present["fw_uniq_sensor_date"]["partialFilterExpression"] == {"source": {"$eq": "external"}}
+
+
+async def test_force_migrate_replaces_an_index_whose_definition_differs(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    coll = fresh_site.db.collection("test_note")
+    await coll.drop_index("fw_unique_code")
+    await coll.create_index([("code", 1)], name="fw_unique_code")  # not unique any more
+    report = await sync_schema(fresh_site, force=True)
+    assert report.indexes_dropped == ["test_note.fw_unique_code"]
+    assert report.indexes_created == ["test_note.fw_unique_code"]
+    assert (await index_info(fresh_site, "test_note"))["fw_unique_code"]["unique"]
+
+
+async def test_a_missing_collection_is_created_by_force_migrate(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    await fresh_site.db.handle.drop_collection("test_counter")
+    report = await sync_schema(fresh_site, force=True)
+    assert report.collections_created == ["test_counter"]
+    assert "test_counter" in await fresh_site.db.handle.list_collection_names()
+
+
+async def test_migrate_cannot_create_a_unique_index_over_duplicates(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    coll = fresh_site.db.collection("test_note")
+    await coll.drop_index("fw_unique_code")
+    await coll.insert_many([{"_id": "a", "title": "a", "code": "X"}, {"_id": "b", "title": "b", "code": "X"}])
+    with pytest.raises(exc.UniqueValidationError):
+        await sync_schema(fresh_site, force=True)
+
+
+# -- DocType records ---------------------------------------------------------------------------------
+
+
+async def test_doctype_records_are_written_once(fresh_site: Site, registry: AppRegistry) -> None:
+    report = await migrate(fresh_site)
+    coll = fresh_site.db.collection("doctype")
+    records = {r["_id"]: r for r in await coll.find({}).to_list(None)}
+    assert set(records) == set(registry.doctypes)
+    assert sorted(report.doctypes_synced) == sorted(registry.doctypes)
+    note = records["Test Note"]
+    assert note["definition"]["name"] == "Test Note"
+    assert [f["fieldname"] for f in note["definition"]["fields"]][:2] == ["title", "body"]
+    assert note["module"] == "FW Test"
+    assert records["Test Order"]["is_submittable"] == 1
+    assert records["Test Order Item"]["istable"] == 1
+    assert records["Test Category"]["is_tree"] == 1
+
+    forced = await sync_schema(fresh_site, force=True)
+    assert forced.doctypes_synced == []
+    again = {r["_id"]: r for r in await coll.find({}).to_list(None)}
+    assert {k: v["modified"] for k, v in again.items()} == {k: v["modified"] for k, v in records.items()}
+
+    # a record that no longer matches its definition is rewritten (and only that one)
+    await coll.update_one({"_id": "Test Note"}, {"$set": {"json_hash": "stale"}})
+    forced = await sync_schema(fresh_site, force=True)
+    assert forced.doctypes_synced == ["Test Note"]
+    # a record of a doctype that no longer exists is removed
+    await coll.insert_one({"_id": "Gone Doctype", "json_hash": "x", "custom": 0})
+    await sync_schema(fresh_site, force=True)
+    assert await coll.find_one({"_id": "Gone Doctype"}) is None
+
+
+async def test_schema_hash_is_stored(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    state = await fresh_site.db.collection(STATE_COLLECTION).find_one({"_id": "schema"})
+    assert state is not None and len(state["hash"]) == 64
+
+
+# -- bootstrap ---------------------------------------------------------------------------------------
+
+
+async def test_migrate_bootstraps_users_and_roles_idempotently(fresh_site: Site, settings: Settings) -> None:
+    await migrate(fresh_site)
+    users = fresh_site.db.collection("user")
+    roles = fresh_site.db.collection("role")
+    admin = await users.find_one({"_id": "Administrator"})
+    assert admin is not None
+    assert settings.admin_password
+    assert verify_password(admin[PASSWORD_KEY], settings.admin_password)
+    assert not verify_password(admin[PASSWORD_KEY], settings.admin_password + "x")
+    assert {r["role"] for r in admin["roles"]} == {"Administrator", "System Manager"}
+    guest = await users.find_one({"_id": "Guest"})
+    assert guest is not None and [r["role"] for r in guest["roles"]] == ["Guest"]
+    assert set(bootstrap.CORE_ROLES) <= set(await roles.distinct("_id"))
+
+    counts = (await users.count_documents({}), await roles.count_documents({}))
+    await migrate(fresh_site)
+    await migrate(fresh_site, force=True)
+    assert (await users.count_documents({}), await roles.count_documents({})) == counts
+    again = await users.find_one({"_id": "Administrator"})
+    assert again is not None and again[PASSWORD_KEY] == admin[PASSWORD_KEY]
+
+    # the records are readable through the engine
+    ctx = fresh_site.context("Administrator")
+    assert (await get_doc(ctx, "User", "Administrator")).full_name == "Administrator"
+    assert "System Manager" in await fresh_site.load_roles("Administrator")
+
+
+async def test_bootstrap_generates_a_password_when_none_is_configured(fresh_site: Site,
+                                                                        settings: Settings) -> None:
+    site = Site(settings.model_copy(update={"admin_password": None}), fresh_site.db, fresh_site.apps)
+    await sync_schema(site)
+    generated = await bootstrap.ensure_bootstrap(site)
+    assert generated and len(generated) >= 12
+    admin = await site.db.collection("user").find_one({"_id": "Administrator"})
+    assert admin is not None and verify_password(admin[PASSWORD_KEY], generated)
+    assert await bootstrap.ensure_bootstrap(site) is None  # printed once only
+
+
+# -- Custom Fields (on the session's site) -----------------------------------------------------------
+
+
+async def add_nickname(ctx: Context, **extra: object):  # noqa: ANN201
+    return await new_doc(ctx, "Custom Field", dt="Test Customer", fieldname="nickname", fieldtype="Data",
+                         insert_after="customer_name", **extra).insert()
+
+
+async def test_custom_field_is_merged_into_meta_after_commit(ctx: Context) -> None:
+    assert "nickname" not in ctx.meta("Test Customer").by_name
+    cf = await add_nickname(ctx, label="Nickname")
+    assert cf.name == "Test Customer-nickname"
+    meta = ctx.meta("Test Customer")
+    fieldnames = [f.fieldname for f in meta.fields]
+    assert fieldnames.index("nickname") == fieldnames.index("customer_name") + 1
+    assert meta.by_name["nickname"].display_label == "Nickname"
+
+    customer = await new_doc(ctx, "Test Customer", customer_name="Acme", nickname="Ace").insert()
+    assert (await get_doc(ctx, "Test Customer", customer.name)).nickname == "Ace"
+    assert await get_list(ctx, "Test Customer", fields=["name", "nickname"], filters={"nickname": "Ace"}) == [
+        {"name": "Acme", "nickname": "Ace"}]
+
+
+async def test_custom_field_clashing_with_an_existing_field_is_refused(ctx: Context) -> None:
+    before = [f.fieldname for f in ctx.meta("Test Customer").fields]
+    with pytest.raises(exc.ValidationError) as err:
+        await new_doc(ctx, "Custom Field", dt="Test Customer", fieldname="region", fieldtype="Data").insert()
+    assert err.value.field == "fieldname"
+    await add_nickname(ctx)
+    with pytest.raises((exc.ValidationError, exc.DuplicateEntryError)):
+        await add_nickname(ctx)
+    assert await count(ctx, "Custom Field") == 1
+    assert [f.fieldname for f in ctx.meta("Test Customer").fields] == [*before[:1], "nickname", *before[1:]]
+
+
+@pytest.mark.parametrize(("dt", "fieldname", "fieldtype", "options"), [
+    ("Test Customer", "owner", "Data", None),               # a standard field
+    ("Test Customer", "name", "Data", None),
+    ("Test Order", "amended_from", "Data", None),           # an implicit field of submittable doctypes
+    ("Test Category", "parent_test_category", "Data", None),  # the implicit tree parent
+    ("Test Customer", "Bad Name", "Data", None),            # not a fieldname
+    ("Test Customer", "partner", "Link", None),             # a Link needs options
+    ("Test Customer", "partner", "Link", "No Such Doctype"),
+])
+async def test_invalid_custom_fields_are_refused(ctx: Context, dt: str, fieldname: str, fieldtype: str,
+                                                 options: str | None) -> None:
+    """A Custom Field that cannot be merged into meta must be refused before it is stored: once
+    stored, every later meta reload of every process would fail on it."""
+    with pytest.raises(exc.ValidationError):
+        await new_doc(ctx, "Custom Field", dt=dt, fieldname=fieldname, fieldtype=fieldtype,
+                      options=options).insert()
+    assert await count(ctx, "Custom Field") == 0
+    await ctx.site.meta.reload()
+    assert ctx.meta(dt).name == dt
+
+
+async def test_deleting_a_custom_field_removes_it_from_meta(ctx: Context) -> None:
+    cf = await add_nickname(ctx)
+    assert "nickname" in ctx.meta("Test Customer").by_name
+    await cf.delete()
+    assert "nickname" not in ctx.meta("Test Customer").by_name
+    with pytest.raises(exc.DataError):
+        await new_doc(ctx, "Test Customer", customer_name="Acme", nickname="Ace").insert()
+    with pytest.raises(exc.DataError):
+        await get_list(ctx, "Test Customer", fields=["nickname"])
+
+
+async def test_unique_custom_field_gets_its_index(ctx: Context) -> None:
+    await new_doc(ctx, "Custom Field", dt="Test Customer", fieldname="tax_id", fieldtype="Data", unique=1).insert()
+    await new_doc(ctx, "Test Customer", customer_name="A", tax_id="T1").insert()
+    await new_doc(ctx, "Test Customer", customer_name="B").insert()
+    await new_doc(ctx, "Test Customer", customer_name="C").insert()
+    with pytest.raises(exc.UniqueValidationError) as err:
+        await new_doc(ctx, "Test Customer", customer_name="D", tax_id="T1").insert()
+    assert err.value.field == "tax_id"
+    cf = await get_doc(ctx, "Custom Field", "Test Customer-tax_id")
+    await cf.delete()
+    indexes = await index_info(ctx.site, "test_customer")
+    assert "fw_unique_tax_id" not in indexes
+
+
+async def test_custom_field_is_picked_up_by_another_process(ctx: Context, settings: Settings,
+                                                            registry: AppRegistry) -> None:
+    other = Site(settings, ctx.site.db, registry)  # another process on the same database
+    await other.meta.refresh_if_stale()
+    assert "nickname" not in other.meta.get("Test Customer").by_name
+    await add_nickname(ctx)
+    await other.meta.refresh_if_stale()  # meta_check_interval is 0 in tests
+    assert "nickname" in other.meta.get("Test Customer").by_name
