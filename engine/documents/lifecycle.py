@@ -45,7 +45,6 @@ class Operation:
     action: Action
     now: str
     old_docstatus: int | None = None
-    generated_name: bool = False
 
 
 Step = Callable[[Operation], Awaitable[None]]
@@ -116,7 +115,6 @@ async def set_name(op: Operation) -> None:
         await _call(type(doc).autoname, doc)
     elif not doc.get("name") or meta.autoname.lower() in ("prompt", "uuid"):
         doc._data["name"] = await naming.make_name(op.ctx, doc)
-        op.generated_name = meta.autoname.lower() in ("", "hash")
     if not doc.get("name"):
         doc._data["name"] = await naming.make_name(op.ctx, doc)
     doc._data["name"] = naming.validate_name(meta.name, str(doc._data["name"]))
@@ -149,6 +147,12 @@ async def _check_amended_from(op: Operation) -> bool:
         raise exc.DocstatusTransitionError(
             _("Only a cancelled document can be amended ({0} is not cancelled)", source), field="amended_from")
     return bool(record.get("amended_from"))
+
+
+async def coerce_types(op: Operation) -> None:
+    """Type-check before the hooks run, so controllers see typed values (again after, in validate_fields)."""
+    validation.check_non_table_lists(op.doc)
+    validation.coerce_fields(op.doc)
 
 
 async def validate_fields(op: Operation) -> None:
@@ -199,18 +203,11 @@ async def persist_insert(op: Operation) -> None:
     record = _clean_record(doc.to_record())
     if doc.meta.is_tree:
         record["_ancestors"] = await tree.ancestors_for(op.ctx, doc)
-    for attempt in range(5):
-        try:
-            await store.insert(op.ctx, doc.meta, record)
-            break
-        except exc.DuplicateEntryError:
-            if op.opts.ignore_if_duplicate:
-                doc.flags["duplicate"] = True
-                return
-            if not op.generated_name or attempt == 4:  # a random-name clash is retried with a new name
-                raise
-            doc._data["name"] = record["_id"] = naming.hash_name()
-            _name_children(doc)
+    if op.opts.ignore_if_duplicate and await store.load(op.ctx, doc.meta, doc.name, {"_id": 1}) is not None:
+        # checked first: inside a transaction a duplicate-key error aborts the whole transaction
+        doc.flags["duplicate"] = True
+        return
+    await store.insert(op.ctx, doc.meta, record)
     doc.mark_stored()
 
 
@@ -290,21 +287,21 @@ async def check_cancel_links(op: Operation) -> None:
 # -- the step lists -----------------------------------------------------------------------------
 
 INSERT: tuple[Step, ...] = (
-    set_defaults, check_create, hook("before_insert"), set_name, hook("before_validate"), hook("validate"),
+    set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"), hook("validate"),
     hook("before_save"), validate_fields, persist_insert, hook("after_insert"), hook("on_update"),
     write_version, hook("on_change"))
 INSERT_SUBMIT: tuple[Step, ...] = (
-    set_defaults, check_create, hook("before_insert"), set_name, hook("before_validate"), hook("validate"),
+    set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"), hook("validate"),
     hook("before_submit"), validate_fields, persist_insert, hook("after_insert"), hook("on_update"),
     hook("on_submit"), write_version, hook("on_change"))
 SAVE: tuple[Step, ...] = (
-    check_write, check_latest, hook("before_validate"), hook("validate"), hook("before_save"), validate_fields,
+    check_write, check_latest, coerce_types, hook("before_validate"), hook("validate"), hook("before_save"), validate_fields,
     check_set_only_once, persist_update, hook("on_update"), write_version, hook("on_change"))
 SUBMIT: tuple[Step, ...] = (
-    check_write, check_latest, hook("before_validate"), hook("validate"), hook("before_submit"), validate_fields,
+    check_write, check_latest, coerce_types, hook("before_validate"), hook("validate"), hook("before_submit"), validate_fields,
     check_set_only_once, persist_update, hook("on_update"), hook("on_submit"), write_version, hook("on_change"))
 UPDATE_AFTER_SUBMIT: tuple[Step, ...] = (
-    check_write, check_latest, hook("before_update_after_submit"), validate_fields, check_update_after_submit,
+    check_write, check_latest, coerce_types, hook("before_update_after_submit"), validate_fields, check_update_after_submit,
     persist_update, hook("on_update_after_submit"), write_version, hook("on_change"))
 CANCEL: tuple[Step, ...] = (
     check_write, check_latest, hook("before_cancel"), check_cancel_links, persist_update, hook("on_cancel"),
@@ -326,7 +323,6 @@ async def _run(op: Operation, steps: tuple[Step, ...]) -> Document:
 async def insert(doc: Document, opts: SaveOptions = SaveOptions()) -> Document:
     if not doc.is_new():
         raise exc.DuplicateEntryError(_("{0} {1} already exists", _(doc.doctype), doc.name))
-    validation.check_non_table_lists(doc)
     status = docstatus.coerce(doc._data.get("docstatus"))
     action = docstatus.transition(None, status, submittable=doc.meta.is_submittable)
     op = Operation(doc, doc.ctx, opts, action, now_str())
