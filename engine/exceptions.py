@@ -21,7 +21,8 @@
     ├── PermissionError                      (shadows the builtin: import the module, not the name)
     ├── AuthenticationError
     ├── DuplicateEntryError                  a document with that name exists
-    ├── CSRFTokenError
+    ├── CSRFTokenError                       (400; also a malformed Authorization header)
+    ├── BadRequestError                      malformed request body (400)
     ├── TooManyRequestsError
     ├── TransientError                       retryable: write conflict between transactions
     └── ConfigurationError                   a broken app, doctype JSON or setting (startup)
@@ -137,6 +138,10 @@ class DuplicateEntryError(FwError):
 
 
 class CSRFTokenError(FwError):
+    pass
+
+
+class BadRequestError(FwError):
     pass
 
 

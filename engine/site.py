@@ -27,7 +27,10 @@ class Site:
         self.apps = apps
         self.meta = MetaRegistry(apps, database, settings.meta_check_interval)
         self.mongod = mongod
-        self._roles: dict[str, tuple[float, frozenset[str]]] = {}
+        self._roles: dict[str, tuple[float, frozenset[str], str | None]] = {}
+        from engine.auth import SessionStore
+
+        self.sessions = SessionStore(self)
 
     @property
     def name(self) -> str:
@@ -38,25 +41,29 @@ class Site:
 
     async def load_roles(self, user: str) -> frozenset[str]:
         """A user's roles with the automatic ones; cached briefly per process, cleared on User save."""
+        return (await self.user_info(user))[0]
+
+    async def user_info(self, user: str) -> tuple[frozenset[str], str | None]:
+        """(roles, language) of a user, read together and cached for ROLE_CACHE_SECONDS."""
         if user == "Guest":
-            return frozenset({"Guest"})
+            return frozenset({"Guest"}), None
         hit = self._roles.get(user)
         if hit and time.monotonic() - hit[0] < ROLE_CACHE_SECONDS:
-            return hit[1]
+            return hit[1], hit[2]
+        record = await self.db.collection("user").find_one(
+            {"_id": user}, {"roles.role": 1, "enabled": 1, "user_type": 1, "language": 1})
         if user == "Administrator":
             names = await self.db.collection("role").distinct("_id")
             roles = frozenset(names) | AUTOMATIC_ROLES | {"System Manager"}
+        elif not record or not record.get("enabled", 1):
+            roles = frozenset({"Guest"})
         else:
-            record = await self.db.collection("user").find_one(
-                {"_id": user}, {"roles.role": 1, "enabled": 1, "user_type": 1})
-            if not record or not record.get("enabled", 1):
-                roles = frozenset({"Guest"})
-            else:
-                roles = frozenset(r["role"] for r in record.get("roles") or [] if r.get("role")) | {"All", "Guest"}
-                if record.get("user_type", "System User") == "System User":
-                    roles |= {"Desk User"}
-        self._roles[user] = (time.monotonic(), roles)
-        return roles
+            roles = frozenset(r["role"] for r in record.get("roles") or [] if r.get("role")) | {"All", "Guest"}
+            if record.get("user_type", "System User") == "System User":
+                roles |= {"Desk User"}
+        language = (record or {}).get("language") or None
+        self._roles[user] = (time.monotonic(), roles, language)
+        return roles, language
 
     def forget_roles(self, user: str | None = None) -> None:
         if user is None:

@@ -1,4 +1,4 @@
-"""`create_app(settings)`: the Starlette application. A thin translation layer over the engine."""
+"""`create_app(settings)`: the Starlette application, a thin translation layer over the engine."""
 
 from __future__ import annotations
 
@@ -8,43 +8,64 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.cors import CORSMiddleware
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import Route
 
+from engine import exceptions as exc
 from engine.migrate import migrate
 from engine.settings import Settings, get_settings
 from engine.site import Site, open_site
-from server.responses import json_response
+from server import errors
+from server.middleware import BodyLimitMiddleware, RequestIdMiddleware
+from server.routes import method, resource
 
 log = logging.getLogger("fw.server")
 
 
-async def ping(request: Request) -> Response:
-    return json_response({"message": "pong"})
-
-
 def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
-    """Build the app; with `site` given (tests), that site is used and not closed on shutdown."""
+    """Build the app. With `site` given (tests), that site is used as is and not closed."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[dict[str, Any]]:
         own = site is None
         current = site or await open_site(settings)
+        app.state.site = current
         try:
             if own:
                 report = await migrate(current)
                 log.info("migrate: %s", report.summary())
-            yield {"site": current}
+            yield {}
         finally:
             if own:
                 await current.close()
 
-    routes = [
-        Route("/api/method/ping", ping, methods=["GET", "POST"]),
-        Route("/api/v1/method/ping", ping, methods=["GET", "POST"]),
+    routes: list[Route] = []
+    for prefix in ("/api", "/api/v1"):
+        routes += resource.routes(prefix) + method.routes(prefix)
+    routes.append(Route("/", method.legacy_cmd, methods=["GET", "POST"]))
+    middleware = [
+        Middleware(RequestIdMiddleware),
+        Middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes),
+        Middleware(GZipMiddleware, minimum_size=1024),
     ]
-    return Starlette(routes=routes, lifespan=lifespan)
+    if settings.cors_origins:
+        middleware.append(Middleware(
+            CORSMiddleware, allow_origins=settings.cors_origins, allow_credentials=True, max_age=86400,
+            allow_methods=["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"],
+            allow_headers=["Authorization", "Content-Type", "X-Frappe-CSRF-Token", "X-Fw-CSRF-Token",
+                           "X-Frappe-Site-Name", "X-Request-Id", "Accept-Language"]))
+    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={
+        exc.FwError: errors.handle_fw_error,
+        HTTPException: errors.handle_http_exception,
+        Exception: errors.handle_unexpected,
+    })
+    app.state.settings = settings
+    if site is not None:
+        app.state.site = site
+    return app
 
 
 def create_app_from_env() -> Starlette:

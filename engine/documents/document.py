@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from engine import exceptions as exc
 from engine.meta.schema import CHILD_FIELDS
 from engine.translation import _
+from engine.whitelisted import whitelist
 
 if TYPE_CHECKING:
     from engine.context import Context
@@ -275,12 +276,14 @@ class Document:
         return await lifecycle.save(self, lifecycle.SaveOptions(
             ignore_permissions=ignore_permissions, ignore_links=ignore_links, ignore_mandatory=ignore_mandatory))
 
+    @whitelist(methods=["POST"])
     async def submit(self, *, ignore_permissions: bool = False) -> Document:
         from engine.documents import lifecycle
 
         self.docstatus = 1
         return await lifecycle.save(self, lifecycle.SaveOptions(ignore_permissions=ignore_permissions))
 
+    @whitelist(methods=["POST"])
     async def cancel(self, *, ignore_permissions: bool = False) -> Document:
         from engine.documents import lifecycle
 

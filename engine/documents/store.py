@@ -107,10 +107,12 @@ async def update(ctx: Context, meta: Meta, name: str, set_: dict[str, Any], unse
     return bool(result.matched_count)
 
 
-async def update_many(ctx: Context, meta: Meta, filter: dict[str, Any], change: dict[str, Any] | list[Any]) -> int:
+async def update_many(ctx: Context, meta: Meta, filter: dict[str, Any], change: dict[str, Any] | list[Any], *,
+                      array_filters: list[dict[str, Any]] | None = None) -> int:
     session = await ctx.write_session()
+    extra = {"array_filters": array_filters} if array_filters else {}
     with db.translate_errors(meta.name, _unique_labels(meta)):
-        result = await collection(ctx, meta).update_many(filter, change, session=session)
+        result = await collection(ctx, meta).update_many(filter, change, session=session, **extra)
     return int(result.modified_count)
 
 

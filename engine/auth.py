@@ -1,0 +1,219 @@
+"""Authentication: password login with lockout, sessions, API keys, CSRF tokens.
+
+- Sessions live in `_fw_sessions`, keyed by SHA-256 of the cookie value (a leaked database does
+  not leak live sessions); they survive restarts and slide their expiry on use.
+- API secrets are stored as HMAC-SHA256 digests keyed by the site secret and compared in
+  constant time; passwords are argon2id hashes. Neither is ever returned.
+- Failed logins are counted per user and per IP; past the limit both lock for a cool-down (429).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from engine import exceptions as exc
+from engine.core import passwords
+from engine.core.user import PASSWORD_KEY
+from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.site import Site
+
+SESSIONS = "_fw_sessions"
+ATTEMPTS = "_fw_login_attempts"
+STATE = "_fw_state"
+API_DIGEST_KEY = "_api_secret_digest"
+MAX_FAILURES = 10
+LOCK_SECONDS = 60
+SESSION_TOUCH_SECONDS = 600
+CACHE_SECONDS = 2.0
+
+
+@dataclass(frozen=True)
+class Session:
+    sid_hash: str
+    user: str
+    expires: float
+    csrf_token: str | None = None
+
+
+def _hash(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+async def site_secret(site: Site) -> bytes:
+    """The key for API-secret digests: FW_SECRET_KEY, else one generated once per site and kept."""
+    cached = getattr(site, "_auth_secret", None)
+    if cached:
+        return cached  # type: ignore[no-any-return]
+    if site.settings.secret_key:
+        key = site.settings.secret_key.encode()
+    else:
+        from engine.db import AFTER
+
+        state = await site.db.collection(STATE).find_one_and_update(
+            {"_id": "secret_key"}, {"$setOnInsert": {"value": secrets.token_hex(32)}}, upsert=True,
+            return_document=AFTER)
+        key = state["value"].encode()
+    site._auth_secret = key  # type: ignore[attr-defined]
+    return key
+
+
+def _digest(secret_key: bytes, api_secret: str) -> str:
+    return hmac.new(secret_key, api_secret.encode(), hashlib.sha256).hexdigest()
+
+
+# -- login throttle ---------------------------------------------------------------------------
+
+async def _check_locked(site: Site, keys: list[str]) -> None:
+    now = time.time()
+    async for row in site.db.collection(ATTEMPTS).find({"_id": {"$in": keys}, "locked_until": {"$gt": now}}):
+        wait = int(row["locked_until"] - now) + 1
+        raise exc.TooManyRequestsError(
+            _("Too many failed login attempts. Try again in {0} seconds.", wait))
+
+
+async def _record_failure(site: Site, keys: list[str]) -> None:
+    now = time.time()
+    coll = site.db.collection(ATTEMPTS)
+    for key in keys:
+        from engine.db import AFTER
+
+        row = await coll.find_one_and_update({"_id": key}, {"$inc": {"count": 1}, "$set": {"last": now}},
+                                             upsert=True, return_document=AFTER)
+        if row["count"] >= MAX_FAILURES:
+            await coll.update_one({"_id": key}, {"$set": {"locked_until": now + LOCK_SECONDS, "count": 0}})
+
+
+async def _clear_failures(site: Site, user: str) -> None:
+    await site.db.collection(ATTEMPTS).delete_one({"_id": f"user:{user}"})
+
+
+async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
+    """Check credentials (with lockout) and return the user's name."""
+    if not usr or not pwd or not isinstance(usr, str) or not isinstance(pwd, str):
+        raise exc.AuthenticationError(_("Incomplete login details"))
+    if len(pwd) > 512:
+        raise exc.AuthenticationError(_("Invalid login credentials"))
+    usr = usr.strip()
+    keys = [f"user:{usr.lower()}"] + ([f"ip:{ip}"] if ip else [])
+    await _check_locked(site, keys)
+    users = site.db.collection("user")
+    record = await users.find_one({"$or": [{"_id": usr}, {"email": usr.lower()}]},
+                                  {PASSWORD_KEY: 1, "enabled": 1})
+    ok = record is not None and record.get("enabled", 1) and record["_id"] != "Guest" \
+        and passwords.verify_password(record.get(PASSWORD_KEY), pwd)
+    if not ok:
+        await _record_failure(site, keys)
+        raise exc.AuthenticationError(_("Invalid login credentials"))
+    assert record is not None
+    await _clear_failures(site, usr.lower())
+    return str(record["_id"])
+
+
+# -- sessions ---------------------------------------------------------------------------------
+
+class SessionStore:
+    """Sessions in MongoDB with a short per-process cache (any worker can serve any request)."""
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self._cache: dict[str, tuple[float, Session]] = {}
+
+    @property
+    def expiry(self) -> int:
+        return self.site.settings.session_expiry_seconds
+
+    async def create(self, user: str, ip: str | None) -> str:
+        sid = secrets.token_hex(28)  # 56 hex digits, like Frappe's
+        now = time.time()
+        await self.site.db.collection(SESSIONS).insert_one({
+            "_id": _hash(sid), "user": user, "created": now, "last_seen": now, "expires": now + self.expiry,
+            "ip": ip, "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry)})
+        return sid
+
+    async def resolve(self, sid: str) -> Session | None:
+        if not sid or len(sid) > 128 or sid == "Guest":
+            return None
+        key = _hash(sid)
+        now = time.time()
+        hit = self._cache.get(key)
+        if hit and now - hit[0] < CACHE_SECONDS and hit[1].expires > now:
+            return hit[1]
+        row = await self.site.db.collection(SESSIONS).find_one({"_id": key})
+        if row is None or row["expires"] <= now:
+            self._cache.pop(key, None)
+            return None
+        if now - row.get("last_seen", 0) > SESSION_TOUCH_SECONDS:  # slide the expiry, at most every 10 min
+            row["expires"] = now + self.expiry
+            await self.site.db.collection(SESSIONS).update_one({"_id": key}, {"$set": {
+                "last_seen": now, "expires": row["expires"],
+                "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry)}})
+        session = Session(key, row["user"], row["expires"], row.get("csrf_token"))
+        self._cache[key] = (now, session)
+        return session
+
+    async def delete(self, sid_hash: str) -> None:
+        self._cache.pop(sid_hash, None)
+        await self.site.db.collection(SESSIONS).delete_one({"_id": sid_hash})
+
+    async def delete_user_sessions(self, user: str) -> None:
+        self._cache = {k: v for k, v in self._cache.items() if v[1].user != user}
+        await self.site.db.collection(SESSIONS).delete_many({"user": user})
+
+    async def csrf_token(self, session: Session) -> str:
+        """The session's CSRF token, created on first request (the web UI asks for it)."""
+        if session.csrf_token:
+            return session.csrf_token
+        token = secrets.token_hex(16)
+        await self.site.db.collection(SESSIONS).update_one({"_id": session.sid_hash}, {"$set": {"csrf_token": token}})
+        self._cache.pop(session.sid_hash, None)
+        return token
+
+
+# -- API keys ---------------------------------------------------------------------------------
+
+_key_cache: dict[tuple[str, str], tuple[float, str]] = {}
+
+
+async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | None) -> str:
+    """The user owning (api_key, api_secret); AuthenticationError otherwise (failures rate-limited per IP)."""
+    if not api_key or not api_secret or len(api_key) > 64 or len(api_secret) > 128:
+        raise exc.AuthenticationError(_("Invalid API key or secret"))
+    digest = _digest(await site_secret(site), api_secret)
+    now = time.time()
+    hit = _key_cache.get((site.name, api_key))
+    if hit and now - hit[0] < CACHE_SECONDS and hit[1].startswith(digest + ":"):
+        return hit[1].split(":", 1)[1]
+    keys = [f"ip:{ip}"] if ip else []
+    if keys:
+        await _check_locked(site, keys)
+    row = await site.db.collection("user").find_one({"api_key": api_key}, {API_DIGEST_KEY: 1, "enabled": 1})
+    stored = (row or {}).get(API_DIGEST_KEY) or ""
+    if row is None or not row.get("enabled", 1) or not hmac.compare_digest(stored, digest):
+        if keys:
+            await _record_failure(site, keys)
+        raise exc.AuthenticationError(_("Invalid API key or secret"))
+    _key_cache[(site.name, api_key)] = (now, f"{digest}:{row['_id']}")
+    return str(row["_id"])
+
+
+async def generate_keys_for(site: Site, user: str) -> dict[str, str]:
+    """Create the user's API key if missing and a new secret (rotating any old one)."""
+    users = site.db.collection("user")
+    row = await users.find_one({"_id": user}, {"api_key": 1})
+    if row is None:
+        raise exc.DoesNotExistError(_("User {0} not found", user))
+    api_key = row.get("api_key") or secrets.token_hex(8)[:15]
+    api_secret = secrets.token_hex(16)
+    await users.update_one({"_id": user}, {"$set": {
+        "api_key": api_key, API_DIGEST_KEY: _digest(await site_secret(site), api_secret)}})
+    for cache_key in [k for k in _key_cache if k[1] == api_key]:
+        _key_cache.pop(cache_key, None)
+    return {"api_key": api_key, "api_secret": api_secret}

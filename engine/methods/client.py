@@ -1,0 +1,215 @@
+"""`fw.client.*`: Frappe's client functions, permission-aware. The REST routes call these too.
+
+Responses are plain dicts: documents as `as_dict()` with fields the caller may not read removed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from engine import exceptions as exc
+from engine import permissions
+from engine.context import Context
+from engine.documents import store
+from engine.documents.document import Document
+from engine.documents.factory import get_doc, new_doc
+from engine.meta.schema import Meta
+from engine.methods.args import bool_arg, json_arg
+from engine.query import listing
+from engine.query.compile import compile_filter
+from engine.translation import _
+from engine.whitelisted import whitelist
+
+MAX_INSERT_MANY = 200
+CLIENT_NAMED = frozenset({"prompt", "uuid"})
+SERVER_SET = frozenset({"doctype", "name", "owner", "creation", "modified", "modified_by", "flags"})
+
+
+def read_only_fields(meta: Meta) -> frozenset[str]:
+    """Fields clients cannot set: `read_only` ones (server-computed, e.g. fetched or API keys)."""
+    return frozenset(f.fieldname for f in meta.fields if f.read_only and f.fieldname and not f.is_table)
+
+
+async def readable_dict(ctx: Context, doc: Document, *, no_nulls: bool = False) -> dict[str, Any]:
+    """The document as the caller may see it (fields above their permlevel removed)."""
+    data = doc.as_dict(no_nulls=no_nulls)
+    readable = await permissions.readable_fields(ctx, doc.meta)
+    if readable is not None:
+        data = {k: v for k, v in data.items() if k == "doctype" or k in readable}
+    return data
+
+
+async def load_for(ctx: Context, doctype: str, name: str, ptype: str = "read") -> Document:
+    """Load a document the caller holds `ptype` on, row conditions included (403 otherwise)."""
+    doc = await get_doc(ctx, doctype, name)
+    await permissions.check_document(ctx, doc, ptype)
+    if ptype in ("read", "select") and not ctx.is_admin:
+        node = await permissions.row_filter(ctx, doc.meta)
+        if node is not None and not doc.meta.issingle:
+            query = {"$and": [{"_id": doc.name}, compile_filter(doc.meta, node, child_meta=ctx.meta)]}
+            if await store.count(ctx, doc.meta, query) == 0:
+                raise exc.PermissionError(_("You need the {0} permission on {1} {2} to perform this action",
+                                            _(ptype), _(doctype), name))
+    return doc
+
+
+def input_document(ctx: Context, doctype: str, data: Mapping[str, Any]) -> Document:
+    """A new document from client data: `doctype` dropped, `name` kept only for Prompt/UUID naming."""
+    if not isinstance(data, Mapping):
+        raise exc.DataError(_("Document data must be an object"))
+    meta = ctx.meta(doctype)
+    body = {k: v for k, v in data.items() if k not in SERVER_SET and k not in read_only_fields(meta)}
+    doc = new_doc(ctx, doctype, body)
+    if meta.autoname.lower() in CLIENT_NAMED and data.get("name"):
+        doc.name = str(data["name"])
+    return doc
+
+
+@whitelist(path="fw.client.get")
+async def get(ctx: Context, doctype: str, name: str | None = None, filters: Any = None,
+              parent: str | None = None) -> dict[str, Any]:
+    """A document (nulls kept) by name, by filters (the first match), or a Single by doctype."""
+    meta = ctx.meta(doctype)
+    if name is None and filters is not None and not meta.issingle:
+        found = await listing.get_list(ctx, doctype, filters=json_arg(filters, "filters"), limit_page_length=1,
+                                       pluck="name")
+        if not found:
+            raise exc.DoesNotExistError(_("{0} not found", _(doctype)))
+        name = found[0]
+    if not meta.issingle and not name:
+        raise exc.DataError(_("{0} is required", "name"), field="name")
+    doc = await load_for(ctx, doctype, name or doctype)
+    return await readable_dict(ctx, doc)
+
+
+@whitelist(path="fw.client.get_list")
+async def get_list(ctx: Context, doctype: str, fields: Any = None, filters: Any = None, group_by: str | None = None,
+                   order_by: str | None = None, limit_start: Any = None, limit_page_length: Any = 20,
+                   parent: str | None = None, debug: Any = False, as_dict: Any = True, or_filters: Any = None,
+                   limit: Any = None) -> list[Any]:
+    return await listing.get_list(
+        ctx, doctype, fields=json_arg(fields, "fields", kinds=(list, str)) if fields else None,
+        filters=json_arg(filters, "filters"), or_filters=json_arg(or_filters, "or_filters"), order_by=order_by,
+        group_by=group_by, limit_start=limit_start, limit_page_length=limit_page_length, limit=limit,
+        as_dict=bool_arg(as_dict, "as_dict"), max_page_length=ctx.site.settings.max_page_length)
+
+
+@whitelist(path="fw.client.get_count")
+async def get_count(ctx: Context, doctype: str, filters: Any = None, debug: Any = False, cache: Any = False) -> int:
+    return await listing.count(ctx, doctype, json_arg(filters, "filters"))
+
+
+@whitelist(path="fw.client.get_value")
+async def get_value(ctx: Context, doctype: str, fieldname: Any, filters: Any = None, as_dict: Any = True,
+                    debug: Any = False, parent: str | None = None) -> Any:
+    fields = json_arg(fieldname, "fieldname", kinds=(list,)) if str(fieldname).lstrip().startswith("[") \
+        else fieldname
+    if not isinstance(filters, str) or filters.lstrip().startswith(("{", "[")):
+        filters = json_arg(filters, "filters")
+    rows = await listing.get_list(ctx, doctype, fields=fields if isinstance(fields, list) else [fields],
+                                  filters={"name": filters} if isinstance(filters, str) else filters,
+                                  limit_page_length=1)
+    if not rows:
+        return {} if bool_arg(as_dict, "as_dict") else None
+    row = rows[0]
+    if bool_arg(as_dict, "as_dict"):
+        return row
+    return row[fields] if isinstance(fields, str) else [row[f] for f in fields]
+
+
+@whitelist(path="fw.client.set_value", methods=["POST", "PUT"])
+async def set_value(ctx: Context, doctype: str, name: str, fieldname: Any, value: Any = None) -> dict[str, Any]:
+    values = json_arg(fieldname, "fieldname", kinds=(dict,)) if str(fieldname).lstrip().startswith("{") \
+        else {fieldname: value}
+    meta = ctx.meta(doctype)
+    for key in values:
+        if key in meta.standard or key == "doctype":
+            raise exc.DataError(_("Cannot edit standard fields"), field=key)
+    doc = await load_for(ctx, doctype, name, "write")
+    doc.update(values)
+    await doc.save()
+    return await readable_dict(ctx, doc)
+
+
+@whitelist(path="fw.client.insert", methods=["POST", "PUT"])
+async def insert(ctx: Context, doc: Any) -> dict[str, Any]:
+    data = json_arg(doc, "doc", kinds=(dict,))
+    doctype = (data or {}).get("doctype")
+    if not isinstance(doctype, str):
+        raise exc.DataError(_("doctype is required"), field="doctype")
+    created = await input_document(ctx, doctype, data).insert()
+    return await readable_dict(ctx, created)
+
+
+@whitelist(path="fw.client.insert_many", methods=["POST", "PUT"])
+async def insert_many(ctx: Context, docs: Any) -> list[str]:
+    items = json_arg(docs, "docs", kinds=(list,)) or []
+    if len(items) > MAX_INSERT_MANY:
+        raise exc.ValidationError(_("Only {0} inserts allowed in one request", MAX_INSERT_MANY), field="docs")
+    names = []
+    for item in items:
+        if not isinstance(item, dict) or not isinstance(item.get("doctype"), str):
+            raise exc.DataError(_("Each document needs a doctype"), field="docs")
+        names.append((await input_document(ctx, item["doctype"], item).insert()).name)
+    return names
+
+
+async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any]) -> Document:
+    """PUT semantics: top-level merge; `docstatus` 1/2 submits/cancels; a sent `modified` is checked."""
+    if not isinstance(data, Mapping):
+        raise exc.DataError(_("Document data must be an object"))
+    doc = await get_doc(ctx, doctype, name)
+    skip = read_only_fields(doc.meta)
+    body = {k: v for k, v in data.items()
+            if k not in ("name", "doctype", "owner", "creation", "modified_by", "flags") and k not in skip}
+    doc.update(body)
+    await doc.save()
+    return doc
+
+
+@whitelist(path="fw.client.save", methods=["POST", "PUT"])
+async def save(ctx: Context, doc: Any) -> dict[str, Any]:
+    data = json_arg(doc, "doc", kinds=(dict,)) or {}
+    doctype, name = data.get("doctype"), data.get("name")
+    if not isinstance(doctype, str) or not isinstance(name, str):
+        raise exc.DataError(_("doc needs doctype and name"), field="doc")
+    if not data.get("modified"):
+        raise exc.TimestampMismatchError(_("modified is required to save {0} {1}", _(doctype), name),
+                                         field="modified")
+    return await readable_dict(ctx, await update(ctx, doctype, name, data))
+
+
+@whitelist(path="fw.client.submit", methods=["POST", "PUT"])
+async def submit(ctx: Context, doc: Any) -> dict[str, Any]:
+    data = json_arg(doc, "doc", kinds=(dict,)) or {}
+    doctype, name = data.get("doctype"), data.get("name")
+    if not isinstance(doctype, str) or not isinstance(name, str):
+        raise exc.DataError(_("doc needs doctype and name"), field="doc")
+    return await readable_dict(ctx, await update(ctx, doctype, name, {**data, "docstatus": 1}))
+
+
+@whitelist(path="fw.client.cancel", methods=["POST", "PUT"])
+async def cancel(ctx: Context, doctype: str, name: str) -> dict[str, Any]:
+    doc = await get_doc(ctx, doctype, name)
+    await doc.cancel()
+    return await readable_dict(ctx, doc)
+
+
+@whitelist(path="fw.client.delete", methods=["POST", "DELETE"])
+async def delete(ctx: Context, doctype: str, name: str) -> None:
+    doc = await get_doc(ctx, doctype, name)
+    await doc.delete()
+
+
+@whitelist(path="fw.client.rename_doc", methods=["POST", "PUT"])
+async def rename_doc(ctx: Context, doctype: str, old_name: str, new_name: str, merge: Any = False) -> str:
+    from engine.documents.rename import rename
+
+    return await rename(ctx, doctype, old_name, new_name, merge=bool_arg(merge, "merge"))
+
+
+@whitelist(path="fw.client.has_permission")
+async def has_permission(ctx: Context, doctype: str, docname: str, perm_type: str = "read") -> dict[str, bool]:
+    doc = await get_doc(ctx, doctype, docname)
+    return {"has_permission": await permissions.has_permission(ctx, doctype, perm_type, doc)}

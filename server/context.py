@@ -1,0 +1,119 @@
+"""Who is calling: `Authorization` (token / Basic API key), else the `sid` session cookie, else
+Guest. Builds the engine `Context` for the request; the engine never sees the request itself."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+
+from starlette.requests import Request
+
+from engine import auth
+from engine import exceptions as exc
+from engine.context import Context
+from engine.site import Site
+from engine.translation import _, languages
+from server.params import client_ip, form_dict
+
+UNSAFE = frozenset({"POST", "PUT", "DELETE", "PATCH"})
+CSRF_HEADERS = ("x-frappe-csrf-token", "x-fw-csrf-token")
+
+
+@dataclass
+class Caller:
+    user: str
+    session: auth.Session | None = None
+    session_expired: bool = False
+    via_header: bool = False
+
+
+def site_of(request: Request) -> Site:
+    return request.app.state.site  # type: ignore[no-any-return]
+
+
+async def _header_user(site: Site, header: str, ip: str | None) -> str:
+    scheme, _sep, value = header.strip().partition(" ")
+    scheme = scheme.lower()
+    value = value.strip()
+    if scheme == "token":
+        key, sep, secret = value.partition(":")
+        if not sep:
+            raise exc.CSRFTokenError(_("Invalid Authorization header: expected token <api_key>:<api_secret>"))
+    elif scheme == "basic":
+        try:
+            decoded = base64.b64decode(value, validate=True).decode()
+        except (binascii.Error, UnicodeDecodeError):
+            raise exc.CSRFTokenError(_("Invalid Authorization header: bad base64")) from None
+        key, sep, secret = decoded.partition(":")
+        if not sep:
+            raise exc.CSRFTokenError(_("Invalid Authorization header: expected base64(<api_key>:<api_secret>)"))
+    else:
+        raise exc.AuthenticationError(_("Unsupported Authorization scheme {0}", scheme[:20]))
+    return await auth.user_for_api_key(site, key, secret, ip)
+
+
+async def identify(request: Request) -> Caller:
+    site = site_of(request)
+    header = request.headers.get("authorization")
+    if header:  # header auth wins and is CSRF-exempt, even with a stale desk cookie present
+        return Caller(await _header_user(site, header, client_ip(request)), via_header=True)
+    sid = request.cookies.get("sid")
+    if not sid and request.method in ("GET", "HEAD"):
+        sid = request.query_params.get("sid")
+    if not sid or sid == "Guest":
+        return Caller("Guest")
+    session = await site.sessions.resolve(sid)
+    if session is None:
+        return Caller("Guest", session_expired=True)
+    if request.method in UNSAFE and session.csrf_token:
+        sent = next((request.headers[h] for h in CSRF_HEADERS if h in request.headers), None)
+        if sent is None:
+            sent = (await form_dict(request)).get("csrf_token")
+        if sent != session.csrf_token:
+            raise exc.CSRFTokenError(_("Invalid Request: missing or wrong CSRF token"))
+    return Caller(session.user, session=session)
+
+
+def negotiate_language(accept: str | None, user_language: str | None) -> str:
+    """The user's language, else Accept-Language (exact, then parent), else English."""
+    available = set(languages()) | {"en"}
+    if user_language:
+        return user_language.lower()
+    for tag in _accept_languages(accept or ""):
+        if tag in available:
+            return tag
+        parent = tag.split("-", 1)[0]
+        if parent in available:
+            return parent
+    return "en"
+
+
+def _accept_languages(header: str) -> list[str]:
+    entries: list[tuple[float, int, str]] = []
+    for i, part in enumerate(header.split(",")[:20]):
+        lang, _sep, params = part.strip().partition(";")
+        quality = 1.0
+        if params.strip().startswith("q="):
+            try:
+                quality = float(params.strip()[2:])
+            except ValueError:
+                quality = 0.0
+        if lang and lang != "*":
+            entries.append((-quality, i, lang.strip().lower().replace("_", "-")))
+    return [lang for _q, _i, lang in sorted(entries)]
+
+
+async def context_for(request: Request) -> Context:
+    """The request's Context (also kept on `request.state` for error responses)."""
+    existing = getattr(request.state, "ctx", None)
+    if existing is not None:
+        return existing  # type: ignore[no-any-return]
+    caller = await identify(request)
+    request.state.caller = caller
+    site = site_of(request)
+    roles, language = await site.user_info(caller.user)
+    ctx = Context(site, caller.user, lang=negotiate_language(request.headers.get("accept-language"), language),
+                  roles=roles)
+    request.state.ctx = ctx
+    return ctx

@@ -1,0 +1,37 @@
+"""What every handler shares: run the engine call in a unit of work and build Frappe's envelope."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from engine.context import Context, bind, run_in_unit_of_work
+from server.context import context_for
+from server.errors import server_messages
+from server.responses import json_response
+
+
+def no_nulls(value: Any) -> Any:
+    """Frappe's v1 `as_dict(no_nulls=True)`: fields holding null are left out, child rows too."""
+    if isinstance(value, dict):
+        return {k: no_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [no_nulls(v) for v in value]
+    return value
+
+
+async def run(request: Request, call: Callable[[Context], Awaitable[Any]]) -> tuple[Context, Any]:
+    ctx = await context_for(request)
+    with bind(ctx):
+        result = await run_in_unit_of_work(ctx, lambda: call(ctx))
+    return ctx, result
+
+
+def envelope(ctx: Context, key: str, value: Any, *, status: int = 200, include: bool = True) -> Response:
+    body: dict[str, Any] = {key: value} if include else {}
+    if ctx.messages:
+        body["_server_messages"] = server_messages(ctx.messages)
+    return json_response(body, status)

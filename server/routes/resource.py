@@ -1,0 +1,112 @@
+"""`/api/resource/<doctype>[/<name>]` (also under `/api/v1`): Frappe's v1 resource API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engine import exceptions as exc
+from engine import whitelisted
+from engine.context import Context
+from engine.methods import client
+from engine.translation import _
+from server.params import document_body, form_dict
+from server.routes.common import envelope, no_nulls, run
+from server.routes.method import call_with_arguments
+
+LIST_PARAMS = ("fields", "filters", "or_filters", "order_by", "limit_start", "limit_page_length", "limit",
+               "group_by", "as_dict")
+
+
+def _doctype(request: Request) -> str:
+    return str(request.path_params["doctype"])
+
+
+async def list_docs(request: Request) -> Response:
+    args = await form_dict(request)
+    params = {k: args[k] for k in LIST_PARAMS if k in args}
+
+    async def call(ctx: Context) -> list[Any]:
+        return await client.get_list(ctx, _doctype(request), **params)
+
+    ctx, rows = await run(request, call)
+    return envelope(ctx, "data", no_nulls(rows))
+
+
+async def create_doc(request: Request) -> Response:
+    data = await document_body(request)
+
+    async def call(ctx: Context) -> dict[str, Any]:
+        doc = await client.input_document(ctx, _doctype(request), data).insert()
+        return await client.readable_dict(ctx, doc, no_nulls=True)
+
+    ctx, doc = await run(request, call)
+    return envelope(ctx, "data", doc)
+
+
+async def read_doc(request: Request) -> Response:
+    args = await form_dict(request)
+    if args.get("run_method"):
+        return await run_doc_method(request)
+
+    async def call(ctx: Context) -> dict[str, Any]:
+        doc = await client.load_for(ctx, _doctype(request), request.path_params["name"])
+        return await client.readable_dict(ctx, doc, no_nulls=True)
+
+    ctx, doc = await run(request, call)
+    return envelope(ctx, "data", doc)
+
+
+async def update_doc(request: Request) -> Response:
+    data = await document_body(request)
+
+    async def call(ctx: Context) -> dict[str, Any]:
+        doc = await client.update(ctx, _doctype(request), request.path_params["name"], data)
+        return await client.readable_dict(ctx, doc, no_nulls=True)
+
+    ctx, doc = await run(request, call)
+    return envelope(ctx, "data", doc)
+
+
+async def delete_doc(request: Request) -> Response:
+    async def call(ctx: Context) -> None:
+        await client.delete(ctx, _doctype(request), request.path_params["name"])
+
+    ctx, _result = await run(request, call)
+    return envelope(ctx, "data", "ok", status=202)
+
+
+async def run_doc_method(request: Request) -> Response:
+    """POST (or GET) with `run_method`: a whitelisted method of the document's controller."""
+    args = dict(await form_dict(request))
+    method_name = str(args.pop("run_method", ""))
+
+    async def call(ctx: Context) -> Any:
+        ptype = "read" if request.method == "GET" else "write"
+        doc = await client.load_for(ctx, _doctype(request), request.path_params["name"], ptype)
+        method = getattr(type(doc), method_name, None) if method_name and not method_name.startswith("_") else None
+        info = whitelisted.method_info(method)
+        if method is None or info is None:
+            raise exc.PermissionError(_("Method {0} is not whitelisted on {1}", method_name[:80], _(doc.doctype)))
+        if request.method not in info.methods:
+            raise exc.PermissionError(_("Method {0} does not allow {1}", method_name, request.method))
+        return await call_with_arguments(ctx, info, args, bound=doc)
+
+    ctx, result = await run(request, call)
+    if hasattr(result, "as_dict"):
+        result = await client.readable_dict(ctx, result, no_nulls=True)
+    return envelope(ctx, "data", no_nulls(result))
+
+
+def routes(prefix: str) -> list[Route]:
+    return [
+        Route(f"{prefix}/resource/{{doctype}}", list_docs, methods=["GET"]),
+        Route(f"{prefix}/resource/{{doctype}}", create_doc, methods=["POST"]),
+        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", read_doc, methods=["GET"]),
+        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", update_doc, methods=["PUT"]),
+        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", delete_doc, methods=["DELETE"]),
+        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", run_doc_method, methods=["POST"]),
+    ]

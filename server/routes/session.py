@@ -1,0 +1,78 @@
+"""Login and logout: the `sid` cookie (HttpOnly, SameSite=Lax, Secure under https) and Frappe's
+informational cookies."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+from urllib.parse import quote
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from engine import auth
+from engine.context import bind
+from engine.translation import _
+from server.context import context_for, site_of
+from server.params import client_ip, form_dict
+from server.responses import json_response
+
+INFO_COOKIES = ("system_user", "full_name", "user_id", "user_image", "user_lang")
+
+
+def _secure(request: Request) -> bool:
+    return request.url.scheme == "https"
+
+
+async def login(request: Request) -> Response:
+    args = await form_dict(request)
+    site = site_of(request)
+    user = await auth.login(site, args.get("usr"), args.get("pwd"), client_ip(request))
+    sid = await site.sessions.create(user, client_ip(request))
+    record = await site.db.collection("user").find_one({"_id": user}, {"full_name": 1, "user_type": 1})
+    full_name = (record or {}).get("full_name") or user
+    system_user = (record or {}).get("user_type", "System User") == "System User"
+    body = {"message": "Logged In" if system_user else "No App",
+            "home_page": "/app" if system_user else "/me", "full_name": full_name}
+    response = json_response(body)
+    max_age = site.settings.session_expiry_seconds
+    response.set_cookie("sid", sid, max_age=max_age, httponly=True, samesite="lax", secure=_secure(request))
+    for name, value in (("system_user", "yes" if system_user else "no"), ("full_name", quote(full_name)),
+                        ("user_id", quote(user)), ("user_image", "")):
+        response.set_cookie(name, value, samesite="lax", secure=_secure(request))
+    return response
+
+
+async def logout(request: Request) -> Response:
+    ctx = await context_for(request)
+    caller = request.state.caller
+    if caller.session is not None:
+        await site_of(request).sessions.delete(caller.session.sid_hash)
+    response = json_response({})
+    for name in ("sid", *INFO_COOKIES):
+        response.delete_cookie(name, samesite="lax", secure=_secure(request))
+    with bind(ctx):
+        return response
+
+
+async def csrf_token(request: Request) -> Response:
+    """A CSRF token bound to the cookie session (the web UI fetches it once and sends it back)."""
+    ctx = await context_for(request)
+    caller = request.state.caller
+    if caller.session is None:
+        from engine import exceptions as exc
+
+        raise exc.PermissionError(_("A CSRF token needs a logged-in session"))
+    token = await site_of(request).sessions.csrf_token(caller.session)
+    with bind(ctx):
+        return json_response({"message": token})
+
+
+HANDLERS: dict[str, Callable[[Request], Awaitable[Response]]] = {
+    "login": login,
+    "logout": logout,
+    "fw.auth.get_csrf_token": csrf_token,
+    "frappe.auth.get_csrf_token": csrf_token,
+}
+
+
