@@ -96,6 +96,7 @@ class AppRegistry:
     doctype_js: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
     app_include_js: list[tuple[str, str]] = field(default_factory=list)
     app_include_css: list[tuple[str, str]] = field(default_factory=list)
+    reports: dict[str, Any] = field(default_factory=dict)
     _handler_cache: dict[tuple[str, str], tuple[Handler, ...]] = field(default_factory=dict)
 
     @property
@@ -260,6 +261,10 @@ def build_registry(apps_dir: Path, app_names: list[str]) -> AppRegistry:
         registry._load_app_doctypes(app)
         import_app_modules(app)
         registry._load_hooks(app)
+        for report in load_app_reports(app):
+            if report.name in registry.reports:
+                raise exc.ConfigurationError(f"App {app.name!r}: report {report.name!r} is defined twice")
+            registry.reports[report.name] = report
     _check_links(registry)
     whitelisted.freeze()
     return registry
@@ -267,6 +272,12 @@ def build_registry(apps_dir: Path, app_names: list[str]) -> AppRegistry:
 
 def registry_from_settings(settings: Any) -> AppRegistry:
     return build_registry(settings.apps_dir, read_apps_txt(settings.apps_txt))
+
+
+def load_app_reports(app: App) -> list[Any]:
+    from engine.reports import load_app_reports as load
+
+    return load(app)
 
 
 def _import_builtin_methods() -> None:

@@ -30,6 +30,9 @@ class Settings(BaseSettings):
     secret_key: str | None = Field(default=None, description="keys API-secret digests; generated if unset")
     meta_check_interval: float = Field(default=1.0, description="seconds between meta version checks")
     durable_writes: bool = Field(default=True, description="embedded mongod waits for its journal")
+    job_queue_timeouts: dict[str, int] = Field(default_factory=dict, description="per-queue default timeouts (s)")
+    scheduler_interval: int = Field(default=60, description="seconds between scheduler ticks")
+    scheduler_all_minutes: int = Field(default=4, description="the `all` frequency, in minutes")
 
     @property
     def apps_dir(self) -> Path:

@@ -1,0 +1,151 @@
+"""Fixtures: portable configuration as JSON, one file per hooks.py `fixtures` entry.
+
+Export writes `apps/<app>/fixtures/<scrubbed doctype>.json` with volatile fields stripped and
+fails naming any doctype without `module`. Import upserts by name (never delete-and-reinsert),
+skips documents that already match (a second import changes nothing), and runs each file in one
+unit of work: an invalid document names the file and document and nothing of that file stays.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from engine import exceptions as exc
+from engine.context import unit_of_work
+from engine.documents import store
+from engine.documents.factory import get_doc, new_doc
+from engine.meta.schema import scrub
+from engine.query.listing import get_all
+
+if TYPE_CHECKING:
+    from engine.apps import App
+    from engine.context import Context
+    from engine.documents.document import Document
+    from engine.site import Site
+
+VOLATILE = ("modified_by", "creation", "owner", "idx", "lft", "rgt")
+CHILD_VOLATILE = ("docstatus", "doctype", "modified", "name", "parent", "parentfield", "parenttype", "owner",
+                  "creation", "modified_by", "idx")
+COMPARE_SKIP = frozenset({"modified", "modified_by", "owner", "creation", "idx", "doctype"})
+Progress = Callable[[str], None]
+
+
+@dataclass
+class ImportReport:
+    created: list[str] = field(default_factory=list)
+    updated: list[str] = field(default_factory=list)
+    unchanged: int = 0
+
+
+def _strip(data: dict[str, Any], meta_tables: set[str]) -> dict[str, Any]:
+    out = {k: v for k, v in data.items() if k not in VOLATILE and v is not None}
+    for table in meta_tables:
+        if table in out:
+            out[table] = [{k: v for k, v in row.items() if k not in CHILD_VOLATILE and v is not None}
+                          for row in out[table]]
+    return out
+
+
+async def export_fixtures(site: Site, app: App, progress: Progress | None = None) -> list[Path]:
+    """Write one JSON list per `fixtures` entry of `app`; returns the files written."""
+    ctx = site.context("Administrator")
+    written: list[Path] = []
+    entries = site.apps.fixtures.get(app.name, [])
+    for entry in entries:
+        meta = ctx.meta(entry["dt"])
+        if not meta.module:
+            raise exc.ConfigurationError(
+                f"Cannot export fixtures of {meta.name!r}: the doctype has no `module` (set it in its JSON)")
+    for entry in entries:
+        doctype = entry["dt"]
+        meta = ctx.meta(doctype)
+        if progress:
+            progress(f"{app.name}: exporting {doctype}")
+        names = await get_all(ctx, doctype, filters=entry.get("filters"), or_filters=entry.get("or_filters"),
+                              order_by="idx asc, creation asc", pluck="name")
+        tables = {t.fieldname for t in meta.table_fields}
+        docs = [_strip((await get_doc(ctx, doctype, n)).as_dict(), tables) for n in names]
+        folder = app.path / "fixtures"
+        folder.mkdir(exist_ok=True)
+        path = folder / f"{scrub(doctype)}.json"
+        path.write_text(json.dumps(docs, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n",
+                        encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def _differs(doc: Document, data: dict[str, Any]) -> bool:
+    current = doc.as_dict()
+    for key, value in data.items():
+        if key in COMPARE_SKIP or key == "name":
+            continue
+        have = current.get(key)
+        if isinstance(value, list) and isinstance(have, list):
+            strip = [{k: v for k, v in row.items() if k not in CHILD_VOLATILE and v is not None} for row in have]
+            if strip != [{k: v for k, v in row.items() if k not in CHILD_VOLATILE and v is not None}
+                         for row in value]:
+                return True
+        elif have != value and not (have in (None, "", 0) and value in (None, "", 0)):
+            return True
+    return False
+
+
+async def _upsert(ctx: Context, doctype: str, data: dict[str, Any], report: ImportReport) -> None:
+    name = data.get("name")
+    meta = ctx.meta(doctype)
+    body = {k: v for k, v in data.items() if k not in COMPARE_SKIP and k not in ("name", "docstatus")}
+    exists = bool(name) and await store.load(ctx, meta, name, {"_id": 1}) is not None
+    if exists:
+        doc = await get_doc(ctx, doctype, name)
+        if not _differs(doc, body):
+            report.unchanged += 1
+            return
+        doc.update(body)
+        await doc.save(ignore_permissions=True, ignore_links=True)
+        report.updated.append(f"{doctype} {name}")
+    else:
+        doc = new_doc(ctx, doctype, body)
+        if name:
+            doc.name = name
+        if int(data.get("docstatus") or 0) == 1 and meta.is_submittable:
+            doc.docstatus = 1
+        await doc.insert(ignore_permissions=True, ignore_links=True)
+        report.created.append(f"{doctype} {doc.name}")
+
+
+async def import_file(site: Site, path: Path, report: ImportReport, ctx: Context | None = None) -> None:
+    try:
+        docs = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise exc.ConfigurationError(f"Fixture file {path} is not valid JSON: {e}") from e
+    if isinstance(docs, dict):
+        docs = [docs]
+    if not isinstance(docs, list):
+        raise exc.ConfigurationError(f"Fixture file {path} must hold a list of documents")
+    ctx = ctx or site.context("Administrator")
+    async with unit_of_work(ctx):
+        for i, data in enumerate(docs):
+            label = f"document #{i + 1}" + (f" ({data.get('name')})" if isinstance(data, dict) else "")
+            if not isinstance(data, dict) or not isinstance(data.get("doctype"), str):
+                raise exc.ConfigurationError(f"Fixture file {path}, {label}: each document needs a doctype")
+            try:
+                await _upsert(ctx, data["doctype"], data, report)
+            except exc.FwError as e:
+                raise exc.ConfigurationError(
+                    f"Fixture file {path}, {label}: {type(e).__name__}: {e.message}. Nothing from this file was "
+                    "imported; fix the document and migrate again.") from e
+
+
+async def import_app_fixtures(site: Site, app: App, progress: Progress | None = None,
+                              ctx: Context | None = None) -> ImportReport:
+    """Every fixture file of the app, in file-name order (each file atomic, or all in `ctx`'s unit)."""
+    report = ImportReport()
+    for path in sorted((app.path / "fixtures").glob("*.json")):
+        if progress:
+            progress(f"{app.name}: importing {path.name}")
+        await import_file(site, path, report, ctx)
+    return report

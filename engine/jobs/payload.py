@@ -1,0 +1,60 @@
+"""What travels with a job: the site, the enqueuing user and language, the method and its kwargs."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from engine import exceptions as exc
+
+QUEUES = ("short", "default", "long")
+DEFAULT_TIMEOUTS = {"short": 300, "default": 300, "long": 1500}
+
+
+@dataclass
+class JobPayload:
+    site: str
+    user: str
+    lang: str
+    method: str
+    kwargs: dict[str, Any] = field(default_factory=dict)
+    queue: str = "default"
+    timeout: float = 300
+    job_id: str = ""
+    job_name: str | None = None
+    on_success: str | None = None
+    on_failure: str | None = None
+    scheduled_job_type: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> JobPayload:
+        return cls(**data)
+
+
+def dotted_path(method: str | Callable[..., Any]) -> str:
+    if isinstance(method, str):
+        return method
+    module, qualname = getattr(method, "__module__", None), getattr(method, "__qualname__", "")
+    if not module or "<" in qualname or "." in qualname:
+        raise exc.ValidationError(f"Cannot enqueue {method!r}: pass a module-level function or its dotted path")
+    return f"{module}.{qualname}"
+
+
+def resolve(path: str) -> Callable[..., Any]:
+    """Import a job function; an unknown path is a clear error (raised at enqueue time)."""
+    module_path, _sep, attr = path.rpartition(".")
+    if not module_path:
+        raise exc.ValidationError(f"Cannot enqueue {path!r}: expected a dotted path like 'app.module.function'")
+    try:
+        module = importlib.import_module(module_path)
+    except ImportError as e:
+        raise exc.ValidationError(f"Cannot enqueue {path!r}: module {module_path!r} not found ({e})") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise exc.ValidationError(f"Cannot enqueue {path!r}: {module_path!r} has no function {attr!r}")
+    return fn  # type: ignore[no-any-return]

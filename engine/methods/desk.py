@@ -1,0 +1,42 @@
+"""Desk functions under Frappe's paths: script reports and workflow actions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import exceptions as exc
+from engine import reports, workflow
+from engine.context import Context
+from engine.documents.document import Document
+from engine.methods.args import json_arg
+from engine.methods.client import load_for, readable_dict
+from engine.translation import _
+from engine.whitelisted import whitelist
+
+
+@whitelist(path="fw.desk.query_report.run")
+async def run_report(ctx: Context, report_name: str, filters: Any = None, user: str | None = None,
+                     ignore_prepared_report: Any = False, are_default_filters: Any = True) -> dict[str, Any]:
+    report = ctx.site.apps.reports.get(report_name)
+    if report is None:
+        raise exc.DoesNotExistError(_("Report {0} not found", report_name))
+    return await reports.run(ctx, report, json_arg(filters, "filters", kinds=(dict,)) or {})
+
+
+async def _document(ctx: Context, doc: Any) -> Document:
+    data = json_arg(doc, "doc", kinds=(dict,)) or {}
+    doctype, name = data.get("doctype"), data.get("name")
+    if not isinstance(doctype, str) or not isinstance(name, str):
+        raise exc.DataError(_("doc needs doctype and name"), field="doc")
+    return await load_for(ctx, doctype, name, "read")
+
+
+@whitelist(path="fw.model.workflow.apply_workflow", methods=["POST"])
+async def apply_workflow(ctx: Context, doc: Any, action: str) -> dict[str, Any]:
+    document = await workflow.apply_workflow(ctx, await _document(ctx, doc), action)
+    return await readable_dict(ctx, document)
+
+
+@whitelist(path="fw.model.workflow.get_transitions")
+async def get_transitions(ctx: Context, doc: Any) -> list[dict[str, Any]]:
+    return await workflow.get_transitions(ctx, await _document(ctx, doc))

@@ -1,0 +1,110 @@
+"""A tiny, safe evaluator for workflow conditions: `doc.amount > 100 and doc.status == "Open"`.
+
+Only literals, names from the given namespace, attribute and item access on plain data,
+comparisons, boolean and arithmetic operators, and a few pure builtins. No imports, no dunder
+access, no arbitrary calls.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from engine import exceptions as exc
+
+_BIN: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+    ast.Mod: operator.mod, ast.FloorDiv: operator.floordiv,
+}
+_CMP: dict[type[ast.cmpop], Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+    ast.GtE: operator.ge, ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+    ast.Is: operator.is_, ast.IsNot: operator.is_not,
+}
+_FUNCS: dict[str, Callable[..., Any]] = {"len": len, "int": int, "float": float, "str": str, "bool": bool,
+                                         "abs": abs, "min": min, "max": max, "round": round}
+
+
+class _AttrDict(dict):  # type: ignore[type-arg]
+    """`doc.field` and `doc.get("field")` over a plain dict."""
+
+    def __getattr__(self, name: str) -> Any:
+        return self.get(name)
+
+
+def wrap(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return _AttrDict({k: wrap(v) for k, v in value.items()})
+    if isinstance(value, list):
+        return [wrap(v) for v in value]
+    return value
+
+
+def safe_eval(expression: str, names: Mapping[str, Any]) -> Any:
+    try:
+        tree = ast.parse(expression.strip(), mode="eval")
+    except SyntaxError as e:
+        raise exc.ValidationError(f"Invalid condition {expression!r}: {e.msg}") from None
+    return _eval(tree.body, {k: wrap(v) for k, v in names.items()})
+
+
+def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        if node.id in names:
+            return names[node.id]
+        if node.id in ("True", "False", "None"):
+            return {"True": True, "False": False, "None": None}[node.id]
+        raise exc.ValidationError(f"Unknown name {node.id!r} in condition")
+    if isinstance(node, ast.Attribute):
+        if node.attr.startswith("_"):
+            raise exc.ValidationError("Private attributes are not allowed in conditions")
+        target = _eval(node.value, names)
+        if not isinstance(target, dict):
+            raise exc.ValidationError(f"Cannot read {node.attr!r} in a condition")
+        return target.get(node.attr)
+    if isinstance(node, ast.Subscript):
+        return _eval(node.value, names)[_eval(node.slice, names)]
+    if isinstance(node, ast.BoolOp):
+        values = (_eval(v, names) for v in node.values)
+        return all(values) if isinstance(node.op, ast.And) else any(values)
+    if isinstance(node, ast.UnaryOp):
+        operand = _eval(node.operand, names)
+        if isinstance(node.op, ast.Not):
+            return not operand
+        if isinstance(node.op, ast.USub):
+            return -operand
+        return +operand
+    if isinstance(node, ast.BinOp) and type(node.op) in _BIN:
+        return _BIN[type(node.op)](_eval(node.left, names), _eval(node.right, names))
+    if isinstance(node, ast.Compare):
+        left = _eval(node.left, names)
+        for op, comparator in zip(node.ops, node.comparators, strict=True):
+            right = _eval(comparator, names)
+            if not _CMP[type(op)](left, right):
+                return False
+            left = right
+        return True
+    if isinstance(node, ast.IfExp):
+        return _eval(node.body, names) if _eval(node.test, names) else _eval(node.orelse, names)
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return [_eval(e, names) for e in node.elts]
+    if isinstance(node, ast.Call):
+        return _call(node, names)
+    raise exc.ValidationError(f"{type(node).__name__} is not allowed in conditions")
+
+
+def _call(node: ast.Call, names: dict[str, Any]) -> Any:
+    args = [_eval(a, names) for a in node.args]
+    if node.keywords:
+        raise exc.ValidationError("Keyword arguments are not allowed in conditions")
+    if isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
+        return _FUNCS[node.func.id](*args)
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        target = _eval(node.func.value, names)
+        if isinstance(target, dict):
+            return target.get(*args)
+    raise exc.ValidationError("Only len, int, float, str, bool, abs, min, max, round and .get() may be called")
