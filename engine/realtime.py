@@ -1,0 +1,100 @@
+"""`publish_realtime`: events to socket.io rooms `user:<u>`, `doc:<dt>/<dn>`, `doctype:<dt>`, `all`.
+
+With FW_REDIS_URL, messages go through Redis so clients on every server process receive them
+(and workers can publish). Without it, they reach the clients of this process only.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.documents.document import Document
+    from engine.site import Site
+
+log = logging.getLogger("fw.realtime")
+
+
+class Publisher(Protocol):
+    async def emit(self, event: str, message: Any, room: str) -> None: ...
+
+
+class RedisPublisher:
+    """Write-only socket.io manager on Redis: any process can reach every server's clients."""
+
+    def __init__(self, url: str, channel: str) -> None:
+        import socketio
+
+        self.manager = socketio.AsyncRedisManager(url, channel=channel, write_only=True)
+
+    async def emit(self, event: str, message: Any, room: str) -> None:
+        await self.manager.emit(event, message, room=room, namespace="/")
+
+
+def channel_for(site: Site) -> str:
+    return f"fw-realtime-{site.name}"
+
+
+def publisher_for(site: Site) -> Publisher | None:
+    existing = getattr(site, "realtime", None)
+    if existing is None and site.settings.redis_url:
+        existing = site.realtime = RedisPublisher(site.settings.redis_url, channel_for(site))  # type: ignore[attr-defined]
+    return existing
+
+
+def room_for(ctx: Context, event: str, room: str | None, user: str | None, doctype: str | None,
+             docname: str | None) -> str:
+    if room:
+        return room
+    if user:
+        return f"user:{user}"
+    if event == "msgprint":
+        return f"user:{ctx.user}"
+    if doctype and docname:
+        return f"doc:{doctype}/{docname}"
+    if doctype:
+        return f"doctype:{doctype}"
+    return "all"
+
+
+async def _emit(site: Site, event: str, message: Any, room: str) -> None:
+    publisher = publisher_for(site)
+    if publisher is None:
+        return
+    try:
+        await publisher.emit(event, message, room)
+    except Exception:  # realtime is best effort: never fail the request that published
+        log.exception("realtime emit of %s to %s failed", event, room)
+
+
+async def publish_realtime(ctx: Context, event: str, message: Any = None, room: str | None = None,
+                           user: str | None = None, doctype: str | None = None, docname: str | None = None,
+                           after_commit: bool = False) -> None:
+    target = room_for(ctx, event, room, user, doctype, docname)
+    if after_commit and ctx.uow is not None:
+        site = ctx.site
+
+        async def later() -> None:
+            await _emit(site, event, message, target)
+
+        ctx.after_commit(later)
+        return
+    await _emit(ctx.site, event, message, target)
+
+
+def notify_change(ctx: Context, doc: Document, *, deleted: bool = False) -> None:
+    """`doc_update` to the document's room and `list_update` to its doctype's room, after commit."""
+    meta = doc.meta
+    if meta.issingle or meta.istable or ctx.uow is None or publisher_for(ctx.site) is None:
+        return
+    site, doctype, name, user = ctx.site, doc.doctype, doc.name, ctx.user
+    modified = doc.get("modified")
+
+    async def later() -> None:
+        await _emit(site, "doc_update", {"doctype": doctype, "name": name, "modified": modified,
+                                         "deleted": int(deleted)}, f"doc:{doctype}/{name}")
+        await _emit(site, "list_update", {"doctype": doctype, "name": name, "user": user}, f"doctype:{doctype}")
+
+    ctx.after_commit(later)

@@ -1,0 +1,112 @@
+"""Socket.IO at `/socket.io` (python-socketio). Connections authenticate with the `sid` cookie or
+an `Authorization` header; Guests are refused. Every socket joins `user:<user>` (system users also
+`all`); `doc:`/`doctype:` rooms are joined on request, only with read permission."""
+
+from __future__ import annotations
+
+import logging
+from http.cookies import SimpleCookie
+from typing import Any
+
+import socketio
+
+from engine import auth
+from engine import exceptions as exc
+from engine.context import Context
+from engine.documents.factory import get_doc
+from engine.permissions import check_document, has_permission
+from engine.site import Site
+
+log = logging.getLogger("fw.realtime")
+
+
+class LocalPublisher:
+    def __init__(self, sio: socketio.AsyncServer) -> None:
+        self.sio = sio
+
+    async def emit(self, event: str, message: Any, room: str) -> None:
+        await self.sio.emit(event, message, room=room)
+
+
+async def _user_from_environ(site: Site, environ: dict[str, Any], auth_data: Any) -> str | None:
+    headers = {k[5:].replace("_", "-").lower(): v for k, v in environ.items() if k.startswith("HTTP_")}
+    header = headers.get("authorization")
+    if not header and isinstance(auth_data, dict):
+        header = auth_data.get("authorization")
+    if header:
+        from server.context import _header_user
+
+        try:
+            return await _header_user(site, header, None)
+        except exc.FwError:
+            return None
+    cookie = SimpleCookie()
+    cookie.load(headers.get("cookie", ""))
+    sid = cookie["sid"].value if "sid" in cookie else None
+    session = await site.sessions.resolve(sid) if sid else None
+    return session.user if session else None
+
+
+def create_realtime(site_getter: Any, settings: Any) -> socketio.AsyncServer:
+    manager = None
+    if settings.redis_url:
+        manager = socketio.AsyncRedisManager(settings.redis_url, channel=f"fw-realtime-{settings.db_name}")
+    sio = socketio.AsyncServer(async_mode="asgi", client_manager=manager,
+                               cors_allowed_origins=settings.cors_origins or [], logger=False, engineio_logger=False)
+
+    @sio.event
+    async def connect(sid: str, environ: dict[str, Any], auth_data: Any = None) -> None:
+        site: Site = site_getter()
+        user = await _user_from_environ(site, environ, auth_data)
+        if not user or user == "Guest":
+            raise socketio.exceptions.ConnectionRefusedError("authentication required")
+        roles, _lang = await site.user_info(user)
+        await sio.save_session(sid, {"user": user})
+        await sio.enter_room(sid, f"user:{user}")
+        if "Desk User" in roles or user == "Administrator":
+            await sio.enter_room(sid, "all")
+
+    async def _ctx(sid: str) -> Context:
+        session = await sio.get_session(sid)
+        return Context(site_getter(), session["user"])
+
+    @sio.event
+    async def doctype_subscribe(sid: str, doctype: Any) -> bool:
+        ctx = await _ctx(sid)
+        if not isinstance(doctype, str) or not ctx.site.meta.exists(doctype) \
+                or not await has_permission(ctx, doctype, "read"):
+            return False
+        await sio.enter_room(sid, f"doctype:{doctype}")
+        return True
+
+    @sio.event
+    async def doctype_unsubscribe(sid: str, doctype: Any) -> None:
+        await sio.leave_room(sid, f"doctype:{doctype}")
+
+    @sio.event
+    async def doc_subscribe(sid: str, doctype: Any, docname: Any = None) -> bool:
+        ctx = await _ctx(sid)
+        if not isinstance(doctype, str) or not isinstance(docname, str) or not ctx.site.meta.exists(doctype):
+            return False
+        try:
+            await check_document(ctx, await get_doc(ctx, doctype, docname), "read")
+        except exc.FwError:
+            return False
+        await sio.enter_room(sid, f"doc:{doctype}/{docname}")
+        return True
+
+    @sio.event
+    async def doc_unsubscribe(sid: str, doctype: Any, docname: Any = None) -> None:
+        await sio.leave_room(sid, f"doc:{doctype}/{docname}")
+
+    @sio.event
+    async def ping(sid: str, *args: Any) -> str:
+        return "pong"
+
+    return sio
+
+
+def attach_publisher(site: Site, sio: socketio.AsyncServer) -> None:
+    """Without Redis, the engine publishes straight to this process's socket.io server."""
+    if not site.settings.redis_url:
+        site.realtime = LocalPublisher(sio)  # type: ignore[attr-defined]
