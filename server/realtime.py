@@ -10,7 +10,6 @@ from typing import Any
 
 import socketio
 
-from engine import auth
 from engine import exceptions as exc
 from engine.context import Context
 from engine.documents.factory import get_doc
