@@ -31,6 +31,7 @@ STATE = "_fw_state"
 API_DIGEST_KEY = "_api_secret_digest"
 MAX_FAILURES = 10
 LOCK_SECONDS = 60
+FAILURE_WINDOW_SECONDS = 600  # failures further apart than this do not add up to a lockout
 SESSION_TOUCH_SECONDS = 600
 CACHE_SECONDS = 2.0
 
@@ -80,11 +81,13 @@ async def _check_locked(site: Site, keys: list[str]) -> None:
 
 
 async def _record_failure(site: Site, keys: list[str]) -> None:
+    """Count a failure; failures older than the window are forgotten (Frappe's allow_login_after_fail)."""
+    from engine.db import AFTER
+
     now = time.time()
     coll = site.db.collection(ATTEMPTS)
     for key in keys:
-        from engine.db import AFTER
-
+        await coll.update_one({"_id": key, "last": {"$lt": now - FAILURE_WINDOW_SECONDS}}, {"$set": {"count": 0}})
         row = await coll.find_one_and_update({"_id": key}, {"$inc": {"count": 1}, "$set": {"last": now}},
                                              upsert=True, return_document=AFTER)
         if row["count"] >= MAX_FAILURES:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
@@ -54,6 +55,10 @@ def migrate(force: bool) -> None:
     _run(go)
 
 
+def _exit_cleanly(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
 @main.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
@@ -72,9 +77,28 @@ def serve(host: str, port: int, workers: int) -> None:
 
         os.environ["FW_MONGO_URL"] = mongod.url
         get_settings.cache_clear()
+    if workers > 1:
+        # each worker migrates on startup too; on a fresh database they would race (two creates of one
+        # collection, two bootstraps), so migrate once here first and leave the workers nothing to do
+        from engine.migrate import migrate as run_migrate
+        from engine.site import open_site
+
+        async def go(settings: Settings) -> None:
+            site = await open_site(settings)
+            try:
+                await run_migrate(site)
+            finally:
+                await site.close()
+
+        _run(go)
+    # uvicorn re-raises a SIGTERM after its graceful shutdown, so the process would die of the signal
+    # (exit status -15/143); exit 0 instead: a requested stop that shut down cleanly is a success
+    signal.signal(signal.SIGTERM, _exit_cleanly)
     uvicorn.run("server.app:create_app_from_env", factory=True, host=host, port=port, workers=workers,
                 log_level="info", proxy_headers=True)
 
+
+import engine.commands  # noqa: E402, F401  (adds get-app, install-app, new-app, build, ... to `main`)
 
 if __name__ == "__main__":
     main()

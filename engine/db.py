@@ -167,6 +167,30 @@ async def list_indexes(coll: Any) -> list[dict[str, Any]]:
     return [dict(ix) for ix in await cursor.to_list(length=None)]
 
 
+async def create_collection(handle: Any, name: str) -> bool:
+    """Create a collection; False when it exists already (another process may have just made it)."""
+    try:
+        await handle.create_collection(name)
+    except driver_errors.CollectionInvalid:
+        return False
+    except driver_errors.OperationFailure as e:
+        if e.code == 48:  # NamespaceExists
+            return False
+        raise
+    return True
+
+
+async def drop_index(coll: Any, name: str) -> bool:
+    """Drop an index; False when it is gone already."""
+    try:
+        await coll.drop_index(name)
+    except driver_errors.OperationFailure as e:
+        if e.code == 27 or "not found" in str(e).lower():  # IndexNotFound
+            return False
+        raise
+    return True
+
+
 def index_model(keys: Sequence[tuple[str, int]], **options: Any) -> Any:
     return pymongo.IndexModel(list(keys), **options)
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ HOOK_KEYS = METADATA_KEYS | {
     "after_migrate", "before_migrate", "doc_events", "scheduler_events", "permission_query_conditions",
     "has_permission", "fixtures", "override_whitelisted_methods",
 }
+LANGUAGE_FILE = re.compile(r"^[a-z]{2,3}([-_][A-Za-z0-9]{2,8})?$")  # de.csv, pt-BR.csv; not template.csv
 SCHEDULER_KEYS = {"all", "hourly", "daily", "weekly", "monthly", "yearly", "annual", "cron",
                   "all_long", "hourly_long", "daily_long", "weekly_long", "monthly_long"}
 
@@ -195,7 +197,8 @@ class AppRegistry:
             for p in _as_list(getattr(hooks, attr, None)):
                 getattr(self, attr).append((app.name, p))
         for lang_file in sorted((app.path / "translations").glob("*.csv")):
-            translation.register_catalog(lang_file.stem, translation.load_csv(lang_file))
+            if LANGUAGE_FILE.match(lang_file.stem):
+                translation.register_catalog(lang_file.stem, translation.load_csv(lang_file))
 
 
 def _read_json(path: Path) -> dict[str, Any]:

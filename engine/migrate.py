@@ -7,16 +7,23 @@ one read.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import inspect
 import logging
-from collections.abc import Callable
+import os
+import socket
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from engine import db
+from engine import exceptions as exc
 from engine.context import unit_of_work
 from engine.documents.lifecycle import now_str
 from engine.hooks import call_with_supported
@@ -28,6 +35,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fw.migrate")
 Progress = Callable[[str], None]
+LOCK_ID = "migrate_lock"
+LOCK_TTL_SECONDS = 30.0
+LOCK_POLL_SECONDS = 0.2
 
 
 @dataclass
@@ -114,12 +124,22 @@ async def sync_schema(site: Site, *, force: bool = False, progress: Progress | N
             progress(f"[{i}/{len(names)}] {name}")
         if meta.istable:
             continue
-        if meta.collection not in existing:
-            await site.db.handle.create_collection(meta.collection)
+        if meta.collection not in existing and await db.create_collection(site.db.handle, meta.collection):
             report.collections_created.append(meta.collection)
         await _sync_indexes(site, meta, report)
     await _sync_doctype_records(site, report)
     await state.update_one({"_id": "schema"}, {"$set": {"hash": digest}}, upsert=True)
+    return report
+
+
+async def sync_doctype(site: Site, doctype: str) -> MigrateReport:
+    """Bring one doctype's indexes and DocType record in line with its meta now (after a Custom
+    Field change), without waiting for the next migrate."""
+    report = MigrateReport()
+    meta = site.meta.get(doctype)
+    if not meta.istable:
+        await _sync_indexes(site, meta, report)
+    await _sync_doctype_records(site, report, only=[doctype])
     return report
 
 
@@ -128,8 +148,8 @@ async def _sync_indexes(site: Site, meta: Meta, report: MigrateReport) -> None:
     present = {ix["name"]: ix for ix in await db.list_indexes(coll)}
     wanted = desired_indexes(meta)
     for name, ix in present.items():
-        if name.startswith("fw_") and (name not in wanted or not _same_index(ix, *wanted[name])):
-            await coll.drop_index(name)
+        stale = name.startswith("fw_") and (name not in wanted or not _same_index(ix, *wanted[name]))
+        if stale and await db.drop_index(coll, name):
             report.indexes_dropped.append(f"{meta.collection}.{name}")
     present = {ix["name"] for ix in await db.list_indexes(coll)}
     for name, (keys, options) in wanted.items():
@@ -145,12 +165,13 @@ def _same_index(present: dict[str, Any], keys: list[tuple[str, int]], options: d
             and present.get("partialFilterExpression") == options.get("partialFilterExpression"))
 
 
-async def _sync_doctype_records(site: Site, report: MigrateReport) -> None:
+async def _sync_doctype_records(site: Site, report: MigrateReport, only: list[str] | None = None) -> None:
     """Keep a DocType record per doctype (the definition clients read), rewritten only when changed."""
     coll = site.db.collection("doctype")
-    stored = {r["_id"]: r.get("json_hash") for r in await coll.find({}, {"json_hash": 1}).to_list(None)}
+    query = {} if only is None else {"_id": {"$in": only}}
+    stored = {r["_id"]: r.get("json_hash") for r in await coll.find(query, {"json_hash": 1}).to_list(None)}
     now = now_str()
-    for name in site.meta.names():
+    for name in site.meta.names() if only is None else only:
         meta = site.meta.get(name)
         definition = meta.as_dict()
         digest = hashlib.sha256(orjson.dumps(definition, option=orjson.OPT_SORT_KEYS)).hexdigest()
@@ -169,21 +190,69 @@ async def _sync_doctype_records(site: Site, report: MigrateReport) -> None:
             "creation": now, "owner": "Administrator"}}, upsert=True)
         report.doctypes_synced.append(name)
     gone = set(stored) - set(site.meta.names())
-    if gone:
+    if gone and only is None:
         await coll.delete_many({"_id": {"$in": sorted(gone)}, "custom": {"$ne": 1}})
 
 
 async def migrate(site: Site, *, force: bool = False, progress: Progress | None = None) -> MigrateReport:
-    """Schema sync, the site's bootstrap records, fixtures, then the apps' `after_migrate` hooks."""
+    """The apps' `before_migrate` hooks, schema sync, the site's bootstrap records, then the apps'
+    `after_migrate` hooks (each hook in its own unit of work, as Administrator)."""
     from engine.core.bootstrap import ensure_bootstrap
 
-    report = await sync_schema(site, force=force, progress=progress)
-    await ensure_bootstrap(site)
-    for app, fn in site.apps.after_migrate:
+    async with migrate_lock(site):
+        ran: list[str] = []
+        await _run_hooks(site, site.apps.before_migrate, ran)
+        report = await sync_schema(site, force=force, progress=progress)
+        await ensure_bootstrap(site)
+        await _run_hooks(site, site.apps.after_migrate, ran)
+    report.hooks_run = ran
+    return report
+
+
+@contextlib.asynccontextmanager
+async def migrate_lock(site: Site, *, ttl: float = LOCK_TTL_SECONDS) -> AsyncIterator[None]:
+    """One migrate at a time per database, across processes (`fw serve --workers N` migrates in
+    every worker, and `fw migrate` may run beside a server): the others wait, then find nothing to
+    do. The lock is a `_fw_state` record kept alive while held; a crashed holder's lock expires."""
+    state = site.db.collection(STATE_COLLECTION)
+    owner = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex}"
+    waited = False
+    while True:
+        now = time.time()
+        try:
+            with db.translate_errors():
+                held = await state.find_one_and_update(
+                    {"_id": LOCK_ID, "$or": [{"expires": {"$lt": now}}, {"owner": owner}]},
+                    {"$set": {"owner": owner, "expires": now + ttl}}, upsert=True, return_document=db.AFTER)
+        except exc.DuplicateEntryError:  # held by another process: the upsert found no free lock
+            held = None
+        if held and held.get("owner") == owner:
+            break
+        if not waited:
+            log.info("another process is migrating this database; waiting for it to finish")
+            waited = True
+        await asyncio.sleep(LOCK_POLL_SECONDS)
+
+    async def keep_alive() -> None:
+        while True:
+            await asyncio.sleep(ttl / 3)
+            await state.update_one({"_id": LOCK_ID, "owner": owner}, {"$set": {"expires": time.time() + ttl}})
+
+    heartbeat = asyncio.create_task(keep_alive())
+    try:
+        yield
+    finally:
+        heartbeat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await heartbeat
+        await state.delete_one({"_id": LOCK_ID, "owner": owner})
+
+
+async def _run_hooks(site: Site, hooks: list[tuple[str, Callable[..., Any]]], ran: list[str]) -> None:
+    for app, fn in hooks:
         ctx = site.context("Administrator")
         async with unit_of_work(ctx):
             result = call_with_supported(fn, ctx=ctx)
             if inspect.isawaitable(result):
                 await result
-        report.hooks_run.append(f"{app}: {getattr(fn, '__qualname__', fn)}")
-    return report
+        ran.append(f"{app}: {getattr(fn, '__qualname__', fn)}")

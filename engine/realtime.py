@@ -32,6 +32,11 @@ class RedisPublisher:
     async def emit(self, event: str, message: Any, room: str) -> None:
         await self.manager.emit(event, message, room=room, namespace="/")
 
+    async def close(self) -> None:
+        redis = getattr(self.manager, "redis", None)
+        if redis is not None:
+            await redis.aclose()
+
 
 def channel_for(site: Site) -> str:
     return f"fw-realtime-{site.name}"

@@ -58,7 +58,11 @@ class Site:
         elif not record or not record.get("enabled", 1):
             roles = frozenset({"Guest"})
         else:
-            roles = frozenset(r["role"] for r in record.get("roles") or [] if r.get("role")) | {"All", "Guest"}
+            assigned = frozenset(r["role"] for r in record.get("roles") or [] if r.get("role"))
+            if assigned:  # a disabled role is removed from every user
+                assigned -= frozenset(await self.db.collection("role").distinct(
+                    "_id", {"_id": {"$in": sorted(assigned)}, "disabled": 1}))
+            roles = assigned | {"All", "Guest"}
             if record.get("user_type", "System User") == "System User":
                 roles |= {"Desk User"}
         language = (record or {}).get("language") or None
@@ -71,7 +75,19 @@ class Site:
         else:
             self._roles.pop(user, None)
 
+    async def close_services(self) -> None:
+        """Close the job backend and realtime publisher (opened lazily on first use)."""
+        backend = getattr(self, "_jobs_backend", None)
+        if backend is not None:
+            await backend.close()
+            self._jobs_backend = None
+        publisher = getattr(self, "realtime", None)
+        if publisher is not None and hasattr(publisher, "close"):
+            await publisher.close()
+        self.realtime = None
+
     async def close(self) -> None:
+        await self.close_services()
         await self.db.close()
         if self.mongod is not None:
             self.mongod.stop()

@@ -70,7 +70,8 @@ async def load_workflows(db: Any) -> dict[str, WorkflowDef]:
 
 
 def workflow_for(registry: MetaRegistry, doctype: str) -> WorkflowDef | None:
-    return registry.workflows.get(doctype)
+    workflows: dict[str, WorkflowDef] = getattr(registry, "workflows", {})
+    return workflows.get(doctype) if workflows else None
 
 
 def _condition_holds(transition: Transition, doc: Document, ctx: Context) -> bool:

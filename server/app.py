@@ -12,13 +12,14 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.middleware.gzip import GZipMiddleware
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from engine import exceptions as exc
 from engine.migrate import migrate
 from engine.settings import Settings, get_settings
 from engine.site import Site, open_site
-from server import errors
+from server import errors, openapi
 from server.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from server.routes import method, resource
 
@@ -42,10 +43,15 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
             if own:
                 await current.close()
 
-    routes: list[Route] = []
+    routes: list[BaseRoute] = []
     for prefix in ("/api", "/api/v1"):
         routes += resource.routes(prefix) + method.routes(prefix)
+    routes.append(Route("/api/openapi.json", openapi.openapi_json, methods=["GET"]))
     routes.append(Route("/", method.legacy_cmd, methods=["GET", "POST"]))
+    assets = settings.root_dir / "assets"  # filled by `fw build`
+    with contextlib.suppress(OSError):
+        assets.mkdir(parents=True, exist_ok=True)
+    routes.append(Mount("/assets", app=StaticFiles(directory=assets, check_dir=False), name="assets"))
     middleware = [
         Middleware(RequestIdMiddleware),
         Middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hmac
 from dataclasses import dataclass
 
 from starlette.requests import Request
@@ -69,8 +70,9 @@ async def identify(request: Request) -> Caller:
     if request.method in UNSAFE and session.csrf_token:
         sent = next((request.headers[h] for h in CSRF_HEADERS if h in request.headers), None)
         if sent is None:
-            sent = (await form_dict(request)).get("csrf_token")
-        if sent != session.csrf_token:
+            await form_dict(request)
+            sent = request.state.csrf_form_token
+        if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), session.csrf_token.encode()):
             raise exc.CSRFTokenError(_("Invalid Request: missing or wrong CSRF token"))
     return Caller(session.user, session=session)
 
@@ -113,6 +115,8 @@ async def context_for(request: Request) -> Context:
     request.state.caller = caller
     site = site_of(request)
     roles, language = await site.user_info(caller.user)
+    if caller.user != "Guest" and roles == frozenset({"Guest"}):  # the user was disabled or deleted
+        caller = request.state.caller = Caller("Guest", session_expired=caller.session is not None)
     ctx = Context(site, caller.user, lang=negotiate_language(request.headers.get("accept-language"), language),
                   roles=roles)
     request.state.ctx = ctx

@@ -92,8 +92,10 @@ async def handle_http_exception(request: Request, error: Exception) -> Response:
         mapped = exc.PermissionError(_("Method {0} is not allowed here", request.method))
         body = error_body(mapped, [], developer_mode=False)
         return json_response(body, 405, headers=error.headers)
+    elif error.status_code == 400:  # e.g. a multipart body Starlette cannot parse
+        mapped = exc.BadRequestError(str(error.detail))
     else:
-        mapped = exc.ValidationError(str(error.detail))
+        mapped = exc.FwError(str(error.detail))
     body = error_body(mapped, [], developer_mode=False)
     return json_response(body, error.status_code, headers=error.headers)
 

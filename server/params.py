@@ -12,7 +12,7 @@ from starlette.requests import Request
 from engine import exceptions as exc
 from engine.translation import _
 
-DROPPED = frozenset({"_", "cmd", "ignore_permissions", "flags"})
+DROPPED = frozenset({"_", "cmd", "sid", "ignore_permissions", "flags"})
 
 
 async def form_dict(request: Request) -> dict[str, Any]:
@@ -35,6 +35,8 @@ async def form_dict(request: Request) -> dict[str, Any]:
             request.state.form_source = "json"
         else:
             data = dict(request.query_params)
+    token = data.pop("csrf_token", None)  # read by the CSRF check, never an argument (as in Frappe)
+    request.state.csrf_form_token = token if isinstance(token, str) else None
     for key in DROPPED:
         data.pop(key, None)
     request.state.form_dict = data

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime
 import decimal
+import json
+import math
 from typing import Any
 
 import orjson
@@ -25,7 +27,26 @@ def _default(value: Any) -> Any:
 
 
 def dumps(data: Any) -> bytes:
-    return orjson.dumps(data, default=_default, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME)
+    try:
+        return orjson.dumps(data, default=_default, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME)
+    except orjson.JSONEncodeError as e:
+        if "64-bit" not in str(e):
+            raise
+    # orjson refuses integers beyond 64 bits (a 500 for e.g. a whitelisted function adding two big numbers);
+    # JSON has no such limit, and Python's json (Frappe's) writes them
+    return json.dumps(_finite(data), default=_default, separators=(",", ":"), ensure_ascii=False,
+                      allow_nan=False).encode()
+
+
+def _finite(value: Any) -> Any:
+    """NaN and infinities as null, as orjson writes them (for the stdlib fallback)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def json_response(data: Any, status_code: int = 200, headers: dict[str, str] | None = None) -> Response:

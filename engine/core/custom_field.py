@@ -1,24 +1,73 @@
-"""Custom Field controller: a change re-merges the target doctype's meta in every process."""
+"""Custom Field controller: a change re-merges the target doctype's meta in every process and
+brings its MongoDB indexes in line (a unique custom field is a real unique index)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
+from engine import db
 from engine import exceptions as exc
 from engine.documents.document import Document
+from engine.meta.registry import LINK_TYPES, custom_field_problem, custom_field_schema
+from engine.meta.schema import DocFieldSchema
 from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.site import Site
 
 
 class CustomField(Document):
-    def validate(self) -> None:
-        if not self.ctx.site.meta.exists(self.dt or ""):
+    async def validate(self) -> None:
+        registry = self.ctx.site.meta
+        if not isinstance(self.dt, str) or not registry.exists(self.dt):
             raise exc.LinkValidationError(_("DocType {0} not found", self.dt), field="dt")
-        meta = self.ctx.meta(self.dt)
-        base = meta.schema.fields
-        if any(f.fieldname == self.fieldname for f in base):
+        try:
+            field = custom_field_schema(self.to_record())
+        except ValueError as e:
+            raise exc.ValidationError(_("Invalid Custom Field {0}: {1}", self.fieldname, _plain(e)),
+                                      field="fieldname") from None
+        problem = custom_field_problem(registry.base_meta(self.dt), field)
+        if problem:
             raise exc.ValidationError(
-                _("{0} already has a field {1}", self.dt, self.fieldname), field="fieldname")
+                _("Cannot add field {0} to {1}: {2}", self.fieldname, self.dt, problem), field="fieldname")
+        if field.fieldtype in LINK_TYPES and not registry.exists(field.options or ""):
+            raise exc.LinkValidationError(_("DocType {0} not found", field.options), field="options")
+        if field.unique and self.has_value_changed("unique"):
+            await self._check_no_duplicates(field)
+
+    async def _check_no_duplicates(self, field: DocFieldSchema) -> None:
+        """A unique field needs a unique index: refuse when stored values already repeat."""
+        meta = self.ctx.meta(self.dt)
+        if meta.istable or meta.issingle:
+            return
+        key = field.fieldname
+        rows = await db.aggregate(self.ctx.db.collection(meta.collection), [
+            {"$match": {key: {"$exists": True}}}, {"$group": {"_id": f"${key}", "n": {"$sum": 1}}},
+            {"$match": {"n": {"$gt": 1}}}, {"$limit": 1}], session=self.ctx.read_session())
+        if rows:
+            raise exc.UniqueValidationError(
+                _("{0} cannot be unique: the value {1} is used more than once", key, rows[0]["_id"]), field="unique")
 
     async def on_update(self) -> None:
-        self.ctx.after_commit(self.ctx.site.meta.bump)
+        self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.dt))
 
     async def after_delete(self) -> None:
-        self.ctx.after_commit(self.ctx.site.meta.bump)
+        self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.dt))
+
+
+def _apply_after_commit(site: Site, doctype: str) -> Callable[[], Awaitable[None]]:
+    async def apply() -> None:
+        from engine.migrate import sync_doctype
+
+        await site.meta.bump()
+        await sync_doctype(site, doctype)
+
+    return apply
+
+
+def _plain(error: ValueError) -> str:
+    errors = getattr(error, "errors", None)
+    if callable(errors):
+        return "; ".join(str(e.get("msg", e)) for e in errors())
+    return str(error)

@@ -1,16 +1,77 @@
-"""The User controller: `new_password` becomes a hash in a private field, never stored as given."""
+"""The User controller: `new_password` becomes a hash in a private field, never stored as given.
+
+Rules (contract §2.5):
+- a user may read and write their own User document (`self_permission`, consulted by
+  `engine.permissions.has_permission` when no DocPerm row grants the right);
+- only a System Manager (or Administrator) may create users, or change anyone's roles,
+  `enabled`, `user_type` or `email` (a user editing their own document may change their names,
+  language, time zone and password, nothing that widens their access);
+- `Administrator` and `Guest` always exist: they cannot be deleted or disabled.
+
+Server code that must bypass the System Manager rule (a sign-up flow running as Guest, say) sets
+`doc.flags["ignore_permissions"] = True`; requests can never set `flags`.
+"""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from engine import exceptions as exc
 from engine.core import passwords
 from engine.documents.document import Document
+from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.context import Context
 
 PASSWORD_KEY = "_password_hash"
+STANDARD_USERS = ("Administrator", "Guest")
+MANAGER_ONLY_FIELDS = ("roles", "enabled", "user_type", "email", "api_key")
+SELF_RIGHTS = frozenset({"read", "select", "write"})
+
+
+def self_permission(ctx: Context, doc: Document, ptype: str) -> bool:
+    """Whether `ctx.user` may `ptype` the stored User `doc` because it is their own."""
+    if doc.doctype != "User" or ptype not in SELF_RIGHTS or doc.is_new() or ctx.user == "Guest":
+        return False
+    return bool(doc.stored_value("name") == ctx.user)
+
+
+async def is_user_manager(ctx: Context) -> bool:
+    return ctx.is_admin or "System Manager" in await ctx.roles()
+
+
+def _roles_of(rows: Any) -> list[str]:
+    out = []
+    for row in rows or []:
+        role = row.get("role") if isinstance(row, dict | Document) else None
+        if role:
+            out.append(str(role))
+    return sorted(out)
 
 
 class User(Document):
-    def validate(self) -> None:
+    async def validate(self) -> None:
         self.full_name = " ".join(p for p in (self.first_name, self.last_name) if p) or self.email
+        await self._check_manager_only_fields()
+        if self.name in STANDARD_USERS and not self.is_new() and not self.enabled:
+            raise exc.ValidationError(_("User {0} cannot be disabled", self.name), field="enabled")
+
+    async def _check_manager_only_fields(self) -> None:
+        if self.flags.get("ignore_permissions") or await is_user_manager(self.ctx):
+            return
+        if self.is_new():
+            raise exc.PermissionError(_("Only a System Manager may create users"))
+        before = self.get_doc_before_save()
+        assert before is not None
+        for field in MANAGER_ONLY_FIELDS:
+            if field == "roles":
+                changed = _roles_of(self.get("roles")) != _roles_of(before.get("roles"))
+            else:
+                changed = (self.get(field) or None) != (before.get(field) or None)
+            if changed:
+                raise exc.PermissionError(
+                    _("Only a System Manager may change {0} of a user", _(self.meta.label(field))), field=field)
 
     def before_save(self) -> None:
         self._take_new_password()
@@ -23,5 +84,13 @@ class User(Document):
         if new:
             self._data[PASSWORD_KEY] = passwords.hash_password(str(new))
 
+    def on_trash(self) -> None:
+        if self.name in STANDARD_USERS:
+            raise exc.PermissionError(_("User {0} cannot be deleted", self.name))
+
     def on_update(self) -> None:
-        self.ctx.site.forget_roles(self.name)
+        site = self.ctx.site
+        site.forget_roles(self.name)
+        if not self.enabled:  # a disabled user's sessions end with the transaction that disabled them
+            name = self.name
+            self.ctx.after_commit(lambda: site.sessions.delete_user_sessions(name))

@@ -45,6 +45,7 @@ class Operation:
     action: Action
     now: str
     old_docstatus: int | None = None
+    counted_name: bool = False  # from a counter or random: cannot clash, so no duplicate pre-check
 
 
 Step = Callable[[Operation], Awaitable[None]]
@@ -115,10 +116,29 @@ async def set_name(op: Operation) -> None:
         await _call(type(doc).autoname, doc)
     elif not doc.get("name") or meta.autoname.lower() in ("prompt", "uuid"):
         doc._data["name"] = await naming.make_name(op.ctx, doc)
+        op.counted_name = _counted(meta.autoname) and not (meta.autoname.lower() == "uuid" and doc.get("name"))
     if not doc.get("name"):
         doc._data["name"] = await naming.make_name(op.ctx, doc)
     doc._data["name"] = naming.validate_name(meta.name, str(doc._data["name"]))
     _name_children(doc)
+
+
+def _counted(autoname: str) -> bool:
+    rule = autoname.lower()
+    return rule in ("", "hash", "autoincrement", "uuid") or rule.startswith(("naming_series:", "format:")) \
+        or "#" in rule
+
+
+async def _refuse_duplicates(op: Operation, record: dict[str, Any], *, check_name: bool,
+                             fields: list[str] | None = None) -> None:
+    doc = op.doc
+    clash = await store.find_conflict(op.ctx, doc.meta, record, check_name=check_name,
+                                      exclude=None if check_name else doc.name, fields=fields)
+    if clash == "name":
+        raise exc.DuplicateEntryError(_("{0} {1} already exists", _(doc.doctype), doc.name))
+    if clash:
+        raise exc.UniqueValidationError(
+            _("{0} must be unique ({1} already exists)", _(doc.meta.label(clash)), record.get(clash)), field=clash)
 
 
 def _name_children(doc: Document) -> None:
@@ -204,9 +224,9 @@ async def persist_insert(op: Operation) -> None:
     if doc.meta.is_tree:
         record["_ancestors"] = await tree.ancestors_for(op.ctx, doc)
     if op.opts.ignore_if_duplicate and await store.load(op.ctx, doc.meta, doc.name, {"_id": 1}) is not None:
-        # checked first: inside a transaction a duplicate-key error aborts the whole transaction
         doc.flags["duplicate"] = True
         return
+    await _refuse_duplicates(op, record, check_name=not op.counted_name)
     await store.insert(op.ctx, doc.meta, record)
     doc.mark_stored()
 
@@ -227,6 +247,9 @@ async def persist_update(op: Operation) -> None:
     for key in stored:
         if key not in record and key not in ("_id", "_ancestors"):
             unset.append(key)
+    changed_unique = [f.fieldname for f in doc.meta.unique_fields if f.fieldname in set_]
+    if changed_unique:
+        await _refuse_duplicates(op, record, check_name=False, fields=changed_unique)
     if doc.meta.is_tree and (doc.meta.nsm_parent_field in set_ or doc.meta.nsm_parent_field in unset):
         set_["_ancestors"] = await tree.move(op.ctx, doc)
     matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected)
@@ -280,6 +303,18 @@ async def write_version(op: Operation) -> None:
         await versioning.record(op.ctx, op.doc, op.action, op.now)
 
 
+async def check_workflow(op: Operation) -> None:
+    from engine import workflow
+
+    await workflow.validate_on_save(op.ctx, op.doc, op.action)
+
+
+async def emit_realtime(op: Operation) -> None:
+    from engine.realtime import notify_change
+
+    notify_change(op.ctx, op.doc)
+
+
 async def check_cancel_links(op: Operation) -> None:
     await links.check_no_links(op.ctx, op.doc, submitted_only=True)
 
@@ -287,25 +322,28 @@ async def check_cancel_links(op: Operation) -> None:
 # -- the step lists -----------------------------------------------------------------------------
 
 INSERT: tuple[Step, ...] = (
-    set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"), hook("validate"),
-    hook("before_save"), validate_fields, persist_insert, hook("after_insert"), hook("on_update"),
-    write_version, hook("on_change"))
+    set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"),
+    hook("validate"), hook("before_save"), check_workflow, validate_fields, persist_insert, hook("after_insert"),
+    hook("on_update"), write_version, hook("on_change"), emit_realtime)
 INSERT_SUBMIT: tuple[Step, ...] = (
-    set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"), hook("validate"),
-    hook("before_submit"), validate_fields, persist_insert, hook("after_insert"), hook("on_update"),
-    hook("on_submit"), write_version, hook("on_change"))
+    set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"),
+    hook("validate"), hook("before_submit"), check_workflow, validate_fields, persist_insert, hook("after_insert"),
+    hook("on_update"), hook("on_submit"), write_version, hook("on_change"), emit_realtime)
 SAVE: tuple[Step, ...] = (
-    check_write, check_latest, coerce_types, hook("before_validate"), hook("validate"), hook("before_save"), validate_fields,
-    check_set_only_once, persist_update, hook("on_update"), write_version, hook("on_change"))
+    check_write, check_latest, coerce_types, hook("before_validate"), hook("validate"), hook("before_save"),
+    check_workflow, validate_fields, check_set_only_once, persist_update, hook("on_update"), write_version,
+    hook("on_change"), emit_realtime)
 SUBMIT: tuple[Step, ...] = (
-    check_write, check_latest, coerce_types, hook("before_validate"), hook("validate"), hook("before_submit"), validate_fields,
-    check_set_only_once, persist_update, hook("on_update"), hook("on_submit"), write_version, hook("on_change"))
+    check_write, check_latest, coerce_types, hook("before_validate"), hook("validate"), hook("before_submit"),
+    check_workflow, validate_fields, check_set_only_once, persist_update, hook("on_update"), hook("on_submit"),
+    write_version, hook("on_change"), emit_realtime)
 UPDATE_AFTER_SUBMIT: tuple[Step, ...] = (
-    check_write, check_latest, coerce_types, hook("before_update_after_submit"), validate_fields, check_update_after_submit,
-    persist_update, hook("on_update_after_submit"), write_version, hook("on_change"))
+    check_write, check_latest, coerce_types, hook("before_update_after_submit"), check_workflow, validate_fields,
+    check_update_after_submit, persist_update, hook("on_update_after_submit"), write_version, hook("on_change"),
+    emit_realtime)
 CANCEL: tuple[Step, ...] = (
-    check_write, check_latest, hook("before_cancel"), check_cancel_links, persist_update, hook("on_cancel"),
-    write_version, hook("on_change"))
+    check_write, check_latest, hook("before_cancel"), check_workflow, check_cancel_links, persist_update,
+    hook("on_cancel"), write_version, hook("on_change"), emit_realtime)
 
 _SAVE_STEPS = {Action.SAVE: SAVE, Action.SUBMIT: SUBMIT, Action.UPDATE_AFTER_SUBMIT: UPDATE_AFTER_SUBMIT,
                Action.CANCEL: CANCEL}
@@ -354,6 +392,9 @@ async def delete(doc: Document, opts: SaveOptions = SaveOptions()) -> None:
         if not await store.delete(ctx, doc.meta, doc.name):
             raise exc.DoesNotExistError(_("{0} {1} not found", _(doc.doctype), doc.name))
         await run_hook(doc, "after_delete")
+        from engine.realtime import notify_change
+
+        notify_change(ctx, doc, deleted=True)
 
 
 async def db_set(doc: Document, values: Mapping[str, Any], *, update_modified: bool = True) -> None:

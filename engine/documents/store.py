@@ -121,3 +121,30 @@ async def delete(ctx: Context, meta: Meta, name: str) -> bool:
     with db.translate_errors(meta.name):
         result = await collection(ctx, meta).delete_one({"_id": name}, session=session)
     return bool(result.deleted_count)
+
+
+async def find_conflict(ctx: Context, meta: Meta, record: dict[str, Any], *, check_name: bool,
+                        exclude: str | None = None, fields: list[str] | None = None) -> str | None:
+    """The field (`name` or a unique field) another stored record already holds this value for.
+
+    Checked before writing because, inside a MongoDB transaction, a duplicate-key error aborts the
+    whole transaction: a caller that catches the error could not go on with its unit of work.
+    """
+    clauses: list[dict[str, Any]] = []
+    if check_name and record.get("_id") is not None:
+        clauses.append({"_id": record["_id"]})
+    for f in meta.unique_fields:
+        if (fields is None or f.fieldname in fields) and record.get(f.fieldname) is not None:
+            clauses.append({f.fieldname: record[f.fieldname]})
+    if not clauses:
+        return None
+    query: dict[str, Any] = {"$or": clauses}
+    if exclude is not None:
+        query = {"$and": [query, {"_id": {"$ne": exclude}}]}
+    hit = await find_one(ctx, meta, query, {f.fieldname: 1 for f in meta.unique_fields} or None)
+    if hit is None:
+        return None
+    if check_name and hit["_id"] == record.get("_id"):
+        return "name"
+    return next((f.fieldname for f in meta.unique_fields if f.fieldname in record
+                 and hit.get(f.fieldname) == record[f.fieldname]), "name")

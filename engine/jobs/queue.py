@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fw.jobs")
 ARQ_FUNCTION = "fw_run_job"
+JOB_PREFIX, IN_PROGRESS_PREFIX, RESULT_PREFIX = "arq:job:", "arq:in-progress:", "arq:result:"
 
 
 def queue_key(site_name: str, queue: str) -> str:
@@ -95,14 +96,12 @@ class ArqBackend:
         return self._pool
 
     async def submit(self, payload: JobPayload, *, at_front: bool) -> bool:
-        from arq.jobs import Job, JobStatus
-
         pool = await self.pool()
         try:
-            state = await Job(payload.job_id, pool).status()
-            if state is JobStatus.complete:  # a finished job with this id is replaced
-                await pool.delete(f"arq:result:{payload.job_id}")
-            elif state is not JobStatus.not_found:
+            state = await self.status(payload.job_id)
+            if state in ("finished", "failed"):  # a finished job with this id is replaced
+                await pool.delete(f"{RESULT_PREFIX}{payload.job_id}")
+            elif state is not None:
                 return False
             job = await pool.enqueue_job(
                 ARQ_FUNCTION, payload.to_dict(), _job_id=payload.job_id,
@@ -115,22 +114,22 @@ class ArqBackend:
         return job is not None
 
     async def status(self, job_id: str) -> str | None:
-        from arq.jobs import Job, JobStatus
+        """From arq's own keys, whatever queue the job is on."""
+        from arq.jobs import Job
 
-        job = Job(job_id, await self.pool())
-        state = await job.status()
-        if state in (JobStatus.deferred, JobStatus.queued):
-            return "queued"
-        if state is JobStatus.in_progress:
-            return "started"
-        if state is JobStatus.complete:
-            info = await job.result_info()
+        pool = await self.pool()
+        if await pool.exists(f"{RESULT_PREFIX}{job_id}"):
+            info = await Job(job_id, pool).result_info()
             return "finished" if info is not None and info.success else "failed"
+        if await pool.exists(f"{IN_PROGRESS_PREFIX}{job_id}"):
+            return "started"
+        if await pool.exists(f"{JOB_PREFIX}{job_id}"):
+            return "queued"
         return None
 
     async def close(self) -> None:
         if self._pool is not None:
-            await self._pool.aclose()
+            await self._pool.aclose(close_connection_pool=True)
             self._pool = None
 
 

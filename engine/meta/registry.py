@@ -6,19 +6,40 @@ fields when it sees a new version (checked at most every `meta_check_interval` s
 
 from __future__ import annotations
 
+import logging
 import time
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
-from engine.meta.schema import DocFieldSchema, Meta
+from engine.meta.schema import CHILD_FIELDS, STANDARD_FIELDS, DocFieldSchema, Meta
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.db import Database
     from engine.hooks import AppRegistry
 
+log = logging.getLogger("fw.meta")
 STATE_COLLECTION = "_fw_state"
 CUSTOM_FIELD_KEYS = frozenset(DocFieldSchema.model_fields) | {"insert_after", "module"}
+LINK_TYPES = frozenset({"Link", "Table", "Table MultiSelect"})
+RESERVED_FIELDNAMES = frozenset(STANDARD_FIELDS) | frozenset(CHILD_FIELDS) | {"doctype"}
+
+
+def custom_field_schema(row: Mapping[str, Any]) -> DocFieldSchema:
+    """The DocField a Custom Field record (or document data) describes; ValueError if invalid."""
+    data: dict[str, Any] = {k: v for k, v in row.items() if k in CUSTOM_FIELD_KEYS and v is not None}
+    return DocFieldSchema.model_validate(data)
+
+
+def custom_field_problem(base: Meta, field: DocFieldSchema) -> str | None:
+    """Why `field` cannot be added to the doctype of `base` (a Meta without custom fields), or None."""
+    name = field.fieldname
+    if name in RESERVED_FIELDNAMES or name.startswith("_"):
+        return f"{name!r} is a reserved fieldname"
+    if name in base.by_name:
+        return f"{base.name} already has a field {name!r}"
+    return None
 
 
 class MetaRegistry:
@@ -59,15 +80,40 @@ class MetaRegistry:
             await self.reload()
             self._version = version
 
+    def base_meta(self, doctype: str) -> Meta:
+        """The doctype's meta as its app defines it, without custom fields."""
+        schema = self.apps.doctypes.get(doctype)
+        if schema is None:
+            raise exc.DoesNotExistError(_("DocType {0} not found", str(doctype)[:140]))
+        meta = Meta(schema)
+        meta.registry = self
+        return meta
+
     async def reload(self) -> None:
+        """Re-read Custom Fields. A record that cannot be merged (invalid, clashing, for an unknown
+        doctype) is logged and skipped: one bad record must not break every request of the site.
+        The Custom Field controller refuses such records, so they only come from outside the engine."""
         custom: dict[str, list[DocFieldSchema]] = {}
         rows = await self.db.collection("custom_field").find({}).sort([("idx", 1), ("creation", 1)]).to_list(None)
+        bases: dict[str, Meta] = {}
         for row in rows:
-            data: dict[str, Any] = {k: v for k, v in row.items() if k in CUSTOM_FIELD_KEYS and v is not None}
+            dt = row.get("dt")
             try:
-                custom.setdefault(row["dt"], []).append(DocFieldSchema.model_validate(data))
+                if not isinstance(dt, str) or dt not in self.apps.doctypes:
+                    raise ValueError(f"unknown doctype {dt!r}")
+                field = custom_field_schema(row)
+                base = bases.get(dt) or bases.setdefault(dt, self.base_meta(dt))
+                problem = custom_field_problem(base, field)
+                if problem is None and any(f.fieldname == field.fieldname for f in custom.get(dt, ())):
+                    problem = f"duplicate custom field {field.fieldname!r}"
+                if problem:
+                    raise ValueError(problem)
+                if field.fieldtype in LINK_TYPES and field.options not in self.apps.doctypes:
+                    raise ValueError(f"{field.fieldname!r} points at unknown doctype {field.options!r}")
             except ValueError as e:
-                raise exc.ConfigurationError(f"Custom Field {row.get('_id')} is invalid: {e}") from e
+                log.error("Custom Field %s is ignored: %s", row.get("_id"), e)
+                continue
+            custom.setdefault(dt, []).append(field)
         self._custom = custom
         self._cache.clear()
 

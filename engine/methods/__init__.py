@@ -1,5 +1,5 @@
 """Built-in whitelisted functions, registered under Frappe's paths with `fw.`."""
 
-from engine.methods import client, user
+from engine.methods import client, desk, user
 
-__all__ = ["client", "user"]
+__all__ = ["client", "desk", "user"]

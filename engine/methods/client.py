@@ -5,19 +5,20 @@ Responses are plain dicts: documents as `as_dict()` with fields the caller may n
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
 from engine import exceptions as exc
 from engine import permissions
 from engine.context import Context
-from engine.documents import store
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.meta.schema import Meta
 from engine.methods.args import bool_arg, json_arg
 from engine.query import listing
-from engine.query.compile import compile_filter
+from engine.query.ast import walk
+from engine.query.parse import parse_filters, parse_or_filters
 from engine.translation import _
 from engine.whitelisted import whitelist
 
@@ -41,16 +42,12 @@ async def readable_dict(ctx: Context, doc: Document, *, no_nulls: bool = False) 
 
 
 async def load_for(ctx: Context, doctype: str, name: str, ptype: str = "read") -> Document:
-    """Load a document the caller holds `ptype` on, row conditions included (403 otherwise)."""
+    """Load a document the caller holds `ptype` on (403 otherwise). `has_permission` on a stored
+    document judges the `if_owner` rule and the `permission_query_conditions` row conditions too."""
     doc = await get_doc(ctx, doctype, name)
+    if doc.meta.issingle and not doc.get("name"):  # a Single never saved yet is still named after its doctype
+        doc._data["name"] = doc.meta.name
     await permissions.check_document(ctx, doc, ptype)
-    if ptype in ("read", "select") and not ctx.is_admin:
-        node = await permissions.row_filter(ctx, doc.meta)
-        if node is not None and not doc.meta.issingle:
-            query = {"$and": [{"_id": doc.name}, compile_filter(doc.meta, node, child_meta=ctx.meta)]}
-            if await store.count(ctx, doc.meta, query) == 0:
-                raise exc.PermissionError(_("You need the {0} permission on {1} {2} to perform this action",
-                                            _(ptype), _(doctype), name))
     return doc
 
 
@@ -83,21 +80,87 @@ async def get(ctx: Context, doctype: str, name: str | None = None, filters: Any 
     return await readable_dict(ctx, doc)
 
 
+MAX_OFFSET = 2**53  # MongoDB's skip is a 64-bit int; no list is ever this long
+
+
+def _check_offset(value: Any) -> None:
+    try:
+        start = int(value or 0)
+    except (TypeError, ValueError):
+        return  # the query layer names the mistake
+    if start > MAX_OFFSET:
+        raise exc.DataError(_("limit_start is too large"), field="limit_start")
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _password_fieldnames(ctx: Context, meta: Meta) -> frozenset[str]:
+    names = {f.fieldname for f in meta.password_fields if f.fieldname}
+    for table in meta.table_fields:
+        names |= {f.fieldname for f in ctx.meta(table.options or "").password_fields if f.fieldname}
+    return frozenset(names)
+
+
+async def without_passwords(ctx: Context, meta: Meta, fields: Any, filters: Any = None, or_filters: Any = None,
+                            order_by: Any = None, group_by: Any = None) -> Any:
+    """Password fields (their hashes) never leave the server: refused when a query names them, and
+    left out of `*`. Returns `fields` with any `*` expanded without them.
+
+    (Defence in depth: `engine.query.compile` lets Password fields through `*` and named columns.)
+    """
+    secret = _password_fieldnames(ctx, meta)
+    if not secret:
+        return fields
+
+    def refuse(name: str) -> exc.DataError:
+        return exc.DataError(_("Field not permitted in query: {0}", name), field=name)
+
+    items = json_arg(fields, "fields", kinds=(list,)) if isinstance(fields, str) and fields.lstrip().startswith("[") \
+        else (fields.split(",") if isinstance(fields, str) else fields)
+    out: Any = items
+    if isinstance(items, list):
+        out = []
+        for item in items:
+            if isinstance(item, str) and item.strip() in ("*", f"`tab{meta.name}`.*", f"tab{meta.name}.*"):
+                readable = await permissions.readable_fields(ctx, meta)
+                names = dict.fromkeys([*meta.standard, *(f.fieldname for f in meta.value_fields)])
+                out += [f for f in names if f not in secret and (readable is None or f == "name" or f in readable)]
+                continue
+            if isinstance(item, str) and (hit := secret & set(_WORD.findall(item))):
+                raise refuse(sorted(hit)[0])
+            out.append(item)
+    for text in (order_by, group_by):
+        if isinstance(text, str) and (hit := secret & set(_WORD.findall(text))):
+            raise refuse(sorted(hit)[0])
+    for node in (parse_filters(meta, filters, child_meta=ctx.meta), parse_or_filters(meta, or_filters,
+                                                                                      child_meta=ctx.meta)):
+        for cond in walk(node):
+            if cond.field in secret:
+                raise refuse(cond.field)
+    return out
+
+
 @whitelist(path="fw.client.get_list")
 async def get_list(ctx: Context, doctype: str, fields: Any = None, filters: Any = None, group_by: str | None = None,
                    order_by: str | None = None, limit_start: Any = None, limit_page_length: Any = 20,
                    parent: str | None = None, debug: Any = False, as_dict: Any = True, or_filters: Any = None,
                    limit: Any = None) -> list[Any]:
+    filters, or_filters = json_arg(filters, "filters"), json_arg(or_filters, "or_filters")
+    fields = json_arg(fields, "fields", kinds=(list, str)) if fields else None
+    _check_offset(limit_start)
+    fields = await without_passwords(ctx, ctx.meta(doctype), fields, filters, or_filters, order_by, group_by)
     return await listing.get_list(
-        ctx, doctype, fields=json_arg(fields, "fields", kinds=(list, str)) if fields else None,
-        filters=json_arg(filters, "filters"), or_filters=json_arg(or_filters, "or_filters"), order_by=order_by,
+        ctx, doctype, fields=fields, filters=filters, or_filters=or_filters, order_by=order_by,
         group_by=group_by, limit_start=limit_start, limit_page_length=limit_page_length, limit=limit,
         as_dict=bool_arg(as_dict, "as_dict"), max_page_length=ctx.site.settings.max_page_length)
 
 
 @whitelist(path="fw.client.get_count")
 async def get_count(ctx: Context, doctype: str, filters: Any = None, debug: Any = False, cache: Any = False) -> int:
-    return await listing.count(ctx, doctype, json_arg(filters, "filters"))
+    filters = json_arg(filters, "filters")
+    await without_passwords(ctx, ctx.meta(doctype), None, filters)
+    return await listing.count(ctx, doctype, filters)
 
 
 @whitelist(path="fw.client.get_value")
@@ -105,23 +168,34 @@ async def get_value(ctx: Context, doctype: str, fieldname: Any, filters: Any = N
                     debug: Any = False, parent: str | None = None) -> Any:
     fields = json_arg(fieldname, "fieldname", kinds=(list,)) if str(fieldname).lstrip().startswith("[") \
         else fieldname
+    if not isinstance(fields, str | list):
+        raise exc.DataError(_("fieldname must be a field name or a list of field names"), field="fieldname")
     if not isinstance(filters, str) or filters.lstrip().startswith(("{", "[")):
         filters = json_arg(filters, "filters")
+    await without_passwords(ctx, ctx.meta(doctype), fields if isinstance(fields, list) else [fields],
+                            filters if not isinstance(filters, str) else None)
+    want_dict = bool_arg(as_dict, "as_dict")
     rows = await listing.get_list(ctx, doctype, fields=fields if isinstance(fields, list) else [fields],
                                   filters={"name": filters} if isinstance(filters, str) else filters,
-                                  limit_page_length=1)
+                                  limit_page_length=1, as_dict=want_dict)
     if not rows:
-        return {} if bool_arg(as_dict, "as_dict") else None
+        return {} if want_dict else None
     row = rows[0]
-    if bool_arg(as_dict, "as_dict"):
+    if want_dict:
         return row
-    return row[fields] if isinstance(fields, str) else [row[f] for f in fields]
+    # the values by column, in the order asked for (looking them up by the requested text failed with a
+    # KeyError, a 500, for an alias such as "name as n" or an empty fieldname)
+    return row[0] if isinstance(fields, str) and len(row) == 1 else row
 
 
 @whitelist(path="fw.client.set_value", methods=["POST", "PUT"])
 async def set_value(ctx: Context, doctype: str, name: str, fieldname: Any, value: Any = None) -> dict[str, Any]:
-    values = json_arg(fieldname, "fieldname", kinds=(dict,)) if str(fieldname).lstrip().startswith("{") \
-        else {fieldname: value}
+    if isinstance(fieldname, dict) or (isinstance(fieldname, str) and fieldname.lstrip().startswith("{")):
+        values = json_arg(fieldname, "fieldname", kinds=(dict,))
+    elif isinstance(fieldname, str):
+        values = {fieldname: value}
+    else:  # a list, number or null is no field name (was a 500: unhashable or not a string)
+        raise exc.DataError(_("fieldname must be a field name or an object of values"), field="fieldname")
     meta = ctx.meta(doctype)
     for key in values:
         if key in meta.standard or key == "doctype":
@@ -186,6 +260,10 @@ async def submit(ctx: Context, doc: Any) -> dict[str, Any]:
     doctype, name = data.get("doctype"), data.get("name")
     if not isinstance(doctype, str) or not isinstance(name, str):
         raise exc.DataError(_("doc needs doctype and name"), field="doc")
+    stored = await get_doc(ctx, doctype, name)
+    if int(stored.get("docstatus") or 0) != 0:
+        raise exc.DocstatusTransitionError(_("Only a draft can be submitted: {0} {1} has docstatus {2}",
+                                             _(doctype), name, stored.get("docstatus")), field="docstatus")
     return await readable_dict(ctx, await update(ctx, doctype, name, {**data, "docstatus": 1}))
 
 
@@ -213,3 +291,21 @@ async def rename_doc(ctx: Context, doctype: str, old_name: str, new_name: str, m
 async def has_permission(ctx: Context, doctype: str, docname: str, perm_type: str = "read") -> dict[str, bool]:
     doc = await get_doc(ctx, doctype, docname)
     return {"has_permission": await permissions.has_permission(ctx, doctype, perm_type, doc)}
+
+
+@whitelist(path="fw.client.get_single_value")
+async def get_single_value(ctx: Context, doctype: str, field: str) -> Any:
+    """One field of a Single doctype (frappe-js-sdk's `db.getSingleValue`). Read permission and the
+    field's permlevel apply; an unknown field is a DataError, a Password field is never returned."""
+    meta = ctx.meta(doctype)
+    if not meta.issingle:
+        raise exc.DataError(_("{0} is not a Single DocType", _(doctype)), field="doctype")
+    df = meta.get_field(field)
+    if (df is None and field not in meta.standard) or (df is not None and (df.fieldtype == "Password" or df.is_table)):
+        raise exc.DataError(_("Field not permitted in query: {0}", field), field="field")
+    data = await readable_dict(ctx, await load_for(ctx, doctype, doctype))
+    if field not in data and (readable := await permissions.readable_fields(ctx, meta)) is not None \
+            and field not in readable:
+        raise exc.PermissionError(_("You need the {0} permission on {1} {2} to perform this action",
+                                    _("read"), _(doctype), field))
+    return data.get(field)

@@ -12,13 +12,14 @@ from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine.hooks import call_with_supported
+from engine.meta import fieldtypes
 from engine.permissions.roles import Grant, rights_for
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.documents.document import Document
-    from engine.meta.schema import Meta
+    from engine.meta.schema import DocFieldSchema, Meta
     from engine.query.ast import Node
 
 __all__ = ["check_doctype", "check_document", "guard_field_writes", "has_permission", "readable_fields",
@@ -40,7 +41,11 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: D
         return False
     grant = await _grant(ctx, meta, ptype)
     if grant is Grant.NONE:
-        return False
+        from engine.core.user import self_permission  # core rule: a user reads and edits their own User
+
+        if doc is None or not self_permission(ctx, doc, ptype):
+            return False
+        grant = Grant.ALL
     if doc is None:
         return True
     stored = not doc.is_new()
@@ -120,10 +125,39 @@ async def guard_field_writes(ctx: Context, doc: Document, ignore_permissions: bo
     if ignore_permissions or ctx.is_admin or meta.permlevels == {0}:
         return
     levels = rights_for(meta, await ctx.roles()).writable_levels
+    record: dict[str, Any] | None = None
     for field in meta.fields:
         if field.fieldname and field.permlevel not in levels and (field.has_value or field.is_table):
-            before: Any = doc.stored_value(field.fieldname)
-            current = doc.to_record().get(field.fieldname)
-            if current != before and not (doc.is_new() and current in (None, field.default)):
+            record = doc.to_record() if record is None else record
+            current = record.get(field.fieldname)
+            if doc.is_new():
+                unchanged = _same_value(field, current, None, meta.name) or (
+                    field.default is not None and current == _default(doc, field))
+            else:
+                unchanged = _same_value(field, current, doc.stored_value(field.fieldname), meta.name)
+            if not unchanged:
                 raise exc.PermissionError(
                     _("You are not allowed to change {0}", _(field.display_label)), field=field.fieldname)
+
+
+def _same_value(field: DocFieldSchema, current: Any, before: Any, doctype: str) -> bool:
+    """Equal once both are normalised by the field type: a missing Int is 0, a missing Check is 0,
+    blank text is empty. (Values are already coerced when this runs; `before` may be absent.)"""
+    if current == before:
+        return True
+    if field.is_table:
+        return not current and not before
+    try:
+        return bool(fieldtypes.coerce_value(field, current, doctype=doctype)
+                    == fieldtypes.coerce_value(field, before, doctype=doctype))
+    except exc.FwError:
+        return False
+
+
+def _default(doc: Document, field: DocFieldSchema) -> Any:
+    """The value insert's defaults gave the field (`Today`/`Now` resolved against `creation`)."""
+    now = str(doc.get("creation") or "")
+    try:
+        return fieldtypes.default_value(field, now=now, today=now[:10], doctype=doc.doctype)
+    except exc.FwError:
+        return field.default

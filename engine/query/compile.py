@@ -18,18 +18,9 @@ from typing import Any
 
 from engine import exceptions as exc
 from engine.meta.schema import Meta
+from engine.query import parse
 from engine.query.ast import TREE_OPS, And, Cond, Node, Op, Or, walk
-from engine.query.parse import (
-    DATE,
-    NUMERIC_TYPES,
-    ChildMeta,
-    check_field,
-    check_readable,
-    coerce,
-    field_type,
-    is_table_field,
-    strip_doctype,
-)
+from engine.query.parse import ChildMeta
 from engine.translation import _
 
 AGGREGATES = ("count", "sum", "avg", "min", "max")
@@ -54,7 +45,8 @@ def compile_filter(meta: Meta, node: Node | None, *, tree_ancestors: Mapping[str
 
 def tree_targets(node: Node | None) -> list[str]:
     """The names used with `ancestors of` / `not ancestors of`, whose ancestors the caller fetches."""
-    return list(dict.fromkeys(c.value for c in walk(node) if c.op in (Op.ANCESTORS_OF, Op.NOT_ANCESTORS_OF)))
+    targets = (c.value for c in walk(node) if c.op in (Op.ANCESTORS_OF, Op.NOT_ANCESTORS_OF))
+    return list(dict.fromkeys(t for t in targets if isinstance(t, str)))
 
 
 def like_to_regex(pattern: str) -> str:
@@ -86,16 +78,16 @@ class _Compiler:
             if {} in parts:
                 return {}
             return parts[0] if len(parts) == 1 else {"$or": parts}
-        parts, rows = [], {}
+        clauses: list[dict[str, Any]] = []
+        rows: dict[str, list[dict[str, Any]]] = {}  # AND-ed child conditions, by table: one row
         for item in _flatten(node):
             if isinstance(item, Cond) and item.table is not None:
                 rows.setdefault(item.table, []).append(self.row(item))
-            else:
-                parts.append(self.node(item))
+            elif clause := self.node(item):
+                clauses.append(clause)
         for table, conds in rows.items():
-            parts.append({table: {"$elemMatch": conds[0] if len(conds) == 1 else {"$and": conds}}})
-        parts = [p for p in parts if p]
-        return {} if not parts else parts[0] if len(parts) == 1 else {"$and": parts}
+            clauses.append({table: {"$elemMatch": conds[0] if len(conds) == 1 else {"$and": conds}}})
+        return {} if not clauses else clauses[0] if len(clauses) == 1 else {"$and": clauses}
 
     def row(self, cond: Cond) -> dict[str, Any]:
         """A child condition, relative to one row of `cond.table`."""
@@ -105,15 +97,15 @@ class _Compiler:
         if self.child_meta is None:
             raise exc.DataError(_("Filters on child table {0} are not supported here", str(table.options)))
         child = self.child_meta(str(table.options))
-        field = check_field(child, cond.field, child=True)
-        return _clause(field, field, field_type(child, field), cond.op, cond.value)
+        field = parse.check_field(child, cond.field, child=True)
+        return _clause(field, field, parse.field_type(child, field), cond.op, cond.value)
 
     def cond(self, cond: Cond) -> dict[str, Any]:
-        field = check_field(self.meta, cond.field)
+        field = parse.check_field(self.meta, cond.field)
         if cond.op in TREE_OPS:
             return self.tree(cond)
-        fieldtype = field_type(self.meta, field)
-        if fieldtype in ("Table", "Table MultiSelect"):
+        fieldtype = parse.field_type(self.meta, field)
+        if parse.is_table_field(self.meta, field):
             if cond.op is not Op.IS or cond.value not in ("set", "not set"):
                 raise exc.DataError(_("A table field can only be filtered with is set / is not set"),
                                     field=field)
@@ -153,7 +145,7 @@ def _clause(key: str, field: str, fieldtype: str, op: Op, value: Any) -> dict[st
             raise bad()
         return {key: {"$nin" if value == "set" else "$in": list(_EMPTY)}}
     if op in (Op.LIKE, Op.NOT_LIKE):
-        if not isinstance(value, str) or fieldtype in NUMERIC_TYPES:
+        if not isinstance(value, str) or fieldtype in parse.NUMERIC_TYPES:
             raise exc.DataError(_("Operator {0} needs a text field and a text value", op.value), field=field)
         regex = {"$regex": like_to_regex(value), "$options": "is"}
         # `$nor` rather than `$not` + `$options`, which the in-memory backend cannot read
@@ -161,20 +153,20 @@ def _clause(key: str, field: str, fieldtype: str, op: Op, value: Any) -> dict[st
     if op in (Op.IN, Op.NOT_IN):
         if not isinstance(value, list | tuple):
             raise bad()
-        values = list(dict.fromkeys(coerce(field, fieldtype, v, allow_empty=True) for v in value))
+        values = list(dict.fromkeys(parse.coerce(field, fieldtype, v, allow_empty=True) for v in value))
         if any(v in _EMPTY for v in values):  # like Frappe: "" in the list also means "not set"
             values = list(dict.fromkeys([*values, *_EMPTY]))
         return {key: {"$in" if op is Op.IN else "$nin": values}}
     if op is Op.BETWEEN:
         if not isinstance(value, list | tuple) or len(value) != 2 or None in value:
             raise bad()
-        low, high = (coerce(field, fieldtype, v) for v in value)
-        if fieldtype == "Datetime" and DATE.match(high):  # a whole last day
+        low, high = (parse.coerce(field, fieldtype, v) for v in value)
+        if fieldtype == "Datetime" and parse.DATE.match(high):  # a whole last day
             high += " 23:59:59.999999"
         return {key: {"$gte": low, "$lte": high}}
     if op not in _COMPARE or isinstance(value, dict | list | tuple):
         raise bad()
-    operand = coerce(field, fieldtype, value, allow_empty=op in (Op.EQ, Op.NE))
+    operand = parse.coerce(field, fieldtype, value, allow_empty=op in (Op.EQ, Op.NE))
     if operand in _EMPTY:
         if op not in (Op.EQ, Op.NE):
             raise bad()
@@ -197,20 +189,12 @@ class Column:
 
 @dataclass(frozen=True)
 class FieldSpec:
+    """`fields` compiled: the output columns in order, a `find()` projection (`_id` stands for
+    `name`), and whether the query needs an aggregation (`compile_group_by`)."""
+
     columns: list[Column]
     projection: dict[str, int]
     has_aggregates: bool
-
-    def shape(self, record: Mapping[str, Any]) -> dict[str, Any]:
-        """A stored record (from `find` with `projection`) as an output row keyed by column."""
-        row: dict[str, Any] = {}
-        for c in self.columns:
-            if c.func is None and c.field is not None:
-                value = record.get("_id" if c.field == "name" else c.field)
-                if c.child is not None:
-                    value = [r.get(c.child) for r in value or () if isinstance(r, Mapping)]
-                row[c.key] = value
-        return row
 
     def empty_row(self) -> dict[str, Any]:
         """The one row SQL gives for aggregates without group_by over no rows (MongoDB gives none)."""
@@ -227,7 +211,7 @@ def compile_fields(meta: Meta, fields: Any, *, readable: frozenset[str] | None =
     function name). Unknown or unreadable fields → DataError.
     """
     columns: dict[str, Column] = {}
-    for item in (strip_doctype(meta, i) for i in _field_items(fields)):
+    for item in (parse.strip_doctype(meta, i) for i in _field_items(fields)):
         new = ([Column(f, f) for f in _star(meta, readable)] if item == "*"
                else [_column(meta, item, readable, child_meta)])
         for column in new:
@@ -270,18 +254,18 @@ def _column(meta: Meta, text: str, readable: frozenset[str] | None, child_meta: 
         func, arg = m["func"].lower(), m["arg"]
         if func not in AGGREGATES or (arg == "*" and func != "count"):
             raise exc.DataError(_("Invalid field expression: {0}", text))
-        field = None if arg in ("*", "name") and func == "count" else check_readable(meta, arg, readable)
-        if field is not None and (is_table_field(meta, field) or (
-                func in ("sum", "avg") and field_type(meta, field) not in NUMERIC_TYPES)):
+        field = None if arg in ("*", "name") and func == "count" else parse.check_readable(meta, arg, readable)
+        if field is not None and (parse.is_table_field(meta, field) or (
+                func in ("sum", "avg") and parse.field_type(meta, field) not in parse.NUMERIC_TYPES)):
             raise exc.DataError(_("Invalid field expression: {0}", text), field=field)
         return Column(m["alias"] or func, field, func=func)
     if m := _COLUMN.match(text):
-        field, child = check_readable(meta, m["field"], readable), m["child"]
+        field, child = parse.check_readable(meta, m["field"], readable), m["child"]
         if child is not None:
             table = meta.get_field(field)
             if table is None or not table.is_table or child_meta is None:
                 raise exc.DataError(_("Field not permitted in query: {0}", text), field=field)
-            check_field(child_meta(str(table.options)), child, child=True)
+            parse.check_field(child_meta(str(table.options)), child, child=True)
         return Column(m["alias"] or (field if child is None else f"{field}.{child}"), field, child)
     raise exc.DataError(_("Invalid field expression: {0}", text))
 
@@ -310,14 +294,22 @@ def compile_order_by(meta: Meta, order_by: str | None, *, default: bool = True,
 
 def _order_item(meta: Meta, part: str, aliases: frozenset[str],
                 readable: frozenset[str] | None) -> tuple[str, int]:
-    m = _ORDER.match(strip_doctype(meta, part))
-    direction = (m["dir"] or "asc").lower() if m else ""
-    if m is None or direction not in ("asc", "desc"):
-        raise exc.DataError(_("Invalid order_by: {0}", part.strip()))
+    field, direction = _term(meta, part, aliases, readable, "order_by")
+    if (direction or "asc").lower() not in ("asc", "desc"):
+        raise exc.DataError(_("Invalid {0}: {1}", "order_by", part.strip()))
+    return field, -1 if (direction or "").lower() == "desc" else 1
+
+
+def _term(meta: Meta, part: str, aliases: frozenset[str], readable: frozenset[str] | None,
+          what: str) -> tuple[str, str | None]:
+    """`field [direction]` of order_by / group_by: a readable, non-table field, or an alias."""
+    m = _ORDER.match(parse.strip_doctype(meta, part))
+    if m is None:
+        raise exc.DataError(_("Invalid {0}: {1}", what, part.strip()))
     field = m["field"]
-    if field not in aliases and (is_table_field(meta, check_readable(meta, field, readable))):
+    if field not in aliases and parse.is_table_field(meta, parse.check_readable(meta, field, readable)):
         raise exc.DataError(_("Field not permitted in query: {0}", field), field=field)
-    return field, 1 if direction == "asc" else -1
+    return field, m["dir"]
 
 
 def compile_group_by(meta: Meta, group_by: str | None, fields: FieldSpec, filter: Mapping[str, Any],
@@ -331,10 +323,10 @@ def compile_group_by(meta: Meta, group_by: str | None, fields: FieldSpec, filter
     """
     groups: list[str] = []
     for part in (group_by or "").split(",") if group_by and group_by.strip() else ():
-        m = _ORDER.match(strip_doctype(meta, part))
-        if m is None or m["dir"] is not None or is_table_field(meta, check_readable(meta, m["field"], readable)):
-            raise exc.DataError(_("Invalid group_by: {0}", part.strip()))
-        groups.append(m["field"])
+        field, direction = _term(meta, part, frozenset(), readable, "group_by")
+        if direction is not None:
+            raise exc.DataError(_("Invalid {0}: {1}", "group_by", part.strip()))
+        groups.append(field)
     groups = list(dict.fromkeys(groups))
     if not groups and not fields.has_aggregates:
         raise exc.DataError(_("group_by needs a field or an aggregate"))
@@ -342,7 +334,7 @@ def compile_group_by(meta: Meta, group_by: str | None, fields: FieldSpec, filter
     project: dict[str, Any] = {"_id": 0}
     paths: dict[str, str] = {g: f"_id.{g}" for g in groups}  # sort key → path in the $group output
     for c in fields.columns:
-        if c.child is not None or (c.func is None and c.field is not None and is_table_field(meta, c.field)):
+        if c.child is not None or (c.func is None and parse.is_table_field(meta, c.field or "")):
             raise exc.DataError(_("Child table fields cannot be grouped: {0}", c.key), field=c.field)
         source = "$_id" if c.field == "name" else f"${c.field}"
         if c.func is None and c.field in groups:

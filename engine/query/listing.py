@@ -92,13 +92,15 @@ async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: A
                                 readable=readable)
     spec = compile_fields(meta, [pluck] if pluck else fields, readable=readable, child_meta=ctx.meta)
     aliases = frozenset(c.key for c in spec.columns)
-    sort = compile_order_by(meta, order_by, aliases=aliases)
+    sort = compile_order_by(meta, order_by, aliases=aliases, readable=readable)
     skip = _offset(limit_start)
     length = page_length(limit if limit not in (None, "") else limit_page_length, default=default_page_length,
                          cap=max_page_length)
     if group_by or spec.has_aggregates:
-        pipeline = compile_group_by(meta, group_by, spec, mfilter, sort, skip, length)
+        pipeline = compile_group_by(meta, group_by, spec, mfilter, sort, skip, length, readable=readable)
         rows = await store.aggregate(ctx, meta, pipeline)
+        if not rows and not group_by and skip == 0:  # SQL answers one row for aggregates over nothing
+            rows = [spec.empty_row()]
     else:
         raw = await store.find(ctx, meta, mfilter, projection=spec.projection, sort=sort, skip=skip, limit=length)
         rows = [_shape(r, spec) for r in raw]

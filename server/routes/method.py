@@ -12,6 +12,7 @@ import typing
 from functools import lru_cache
 from typing import Any
 
+import orjson
 from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 from starlette.requests import Request
@@ -26,7 +27,7 @@ from engine.methods import client
 from engine.translation import _
 from server.params import form_dict
 from server.routes import session as session_routes
-from server.routes.common import envelope, no_nulls, run
+from server.routes.common import envelope, run
 
 RESERVED = frozenset({"ctx", "self", "ignore_permissions", "flags"})
 
@@ -86,9 +87,11 @@ async def call_with_arguments(ctx: Context, info: whitelisted.Whitelisted, args:
     return result
 
 
-def resolve(ctx: Context, path: str) -> whitelisted.Whitelisted:
-    settings = ctx.site.settings
-    if settings.frappe_aliases and path.startswith("frappe."):
+def resolve(ctx: Context, path: str, *, frappe_aliases: bool | None = None) -> whitelisted.Whitelisted:
+    """The whitelisted function for a method path (`frappe.` aliases, then overrides); 403 if none."""
+    if frappe_aliases is None:
+        frappe_aliases = ctx.site.settings.frappe_aliases
+    if frappe_aliases and path.startswith("frappe."):
         path = "fw." + path[len("frappe."):]
     path = ctx.site.apps.override_whitelisted_methods.get(path, path)
     info = whitelisted.lookup(path)
@@ -107,7 +110,7 @@ async def call_method(request: Request) -> Response:
     args = await form_dict(request)
 
     async def call(ctx: Context) -> Any:
-        info = resolve(ctx, path)
+        info = resolve(ctx, path, frappe_aliases=request.app.state.settings.frappe_aliases)
         if request.method not in info.methods:
             raise exc.PermissionError(_("Function {0} does not allow {1}", info.path, request.method))
         result = await call_with_arguments(ctx, info, args)
@@ -116,16 +119,24 @@ async def call_method(request: Request) -> Response:
         return result
 
     ctx, result = await run(request, call)
-    return envelope(ctx, "message", no_nulls(result) if isinstance(result, dict | list) else result,
-                    include=result is not None)
+    # a returned Document was already turned into its no-nulls dict (Frappe's json_handler); plain
+    # dicts and lists go out as they are, nulls included (`fw.client.get` keeps them)
+    return envelope(ctx, "message", result, include=result is not None)
 
 
 async def legacy_cmd(request: Request) -> Response:
     """Frappe's `POST /` with `cmd=<method>` (frappe-client logs in this way)."""
     cmd = request.query_params.get("cmd")
     if cmd is None and request.method == "POST":
-        form = await request.form()
-        value = form.get("cmd")
+        ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+            value = (await request.form()).get("cmd")
+        else:  # a JSON body, as Frappe's form_dict reads it (frappe-js-sdk's forgetPassword posts {"cmd": ...})
+            try:
+                parsed = orjson.loads(await request.body() or b"null")
+            except orjson.JSONDecodeError:
+                parsed = None
+            value = parsed.get("cmd") if isinstance(parsed, dict) else None
         cmd = value if isinstance(value, str) else None
     if not cmd:
         return Response("fw", media_type="text/plain")

@@ -11,6 +11,7 @@ from starlette.routing import Route
 from engine import exceptions as exc
 from engine import whitelisted
 from engine.context import Context
+from engine.documents.document import Document
 from engine.methods import client
 from engine.translation import _
 from server.params import document_body, form_dict
@@ -96,17 +97,26 @@ async def run_doc_method(request: Request) -> Response:
         return await call_with_arguments(ctx, info, args, bound=doc)
 
     ctx, result = await run(request, call)
-    if hasattr(result, "as_dict"):
+    if isinstance(result, Document):
         result = await client.readable_dict(ctx, result, no_nulls=True)
-    return envelope(ctx, "data", no_nulls(result))
+    return envelope(ctx, "data", result)
+
+
+async def _collection(request: Request) -> Response:
+    return await (create_doc if request.method == "POST" else list_docs)(request)
+
+
+_DOCUMENT_HANDLERS = {"GET": read_doc, "HEAD": read_doc, "PUT": update_doc, "DELETE": delete_doc,
+                      "POST": run_doc_method}
+
+
+async def _document(request: Request) -> Response:
+    return await _DOCUMENT_HANDLERS[request.method](request)
 
 
 def routes(prefix: str) -> list[Route]:
+    # one route per path, so a wrong method gets 405 with the full `Allow` list
     return [
-        Route(f"{prefix}/resource/{{doctype}}", list_docs, methods=["GET"]),
-        Route(f"{prefix}/resource/{{doctype}}", create_doc, methods=["POST"]),
-        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", read_doc, methods=["GET"]),
-        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", update_doc, methods=["PUT"]),
-        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", delete_doc, methods=["DELETE"]),
-        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", run_doc_method, methods=["POST"]),
+        Route(f"{prefix}/resource/{{doctype}}", _collection, methods=["GET", "POST"]),
+        Route(f"{prefix}/resource/{{doctype}}/{{name:path}}", _document, methods=["GET", "PUT", "DELETE", "POST"]),
     ]

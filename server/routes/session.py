@@ -4,7 +4,6 @@ informational cookies."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 from urllib.parse import quote
 
 from starlette.requests import Request

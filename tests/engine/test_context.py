@@ -150,3 +150,14 @@ async def test_after_commit_runs_only_after_commit(ctx: Context) -> None:
             ctx.after_commit(lambda: ran.append("rolled back"))
             raise RuntimeError("boom")
     assert ran == ["committed"]
+
+
+async def test_a_caught_duplicate_does_not_poison_the_unit_of_work(ctx: Context) -> None:
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Test Note", name="taken", title="a", code="C1").insert()
+        with pytest.raises(exc.DuplicateEntryError):
+            await new_doc(ctx, "Test Note", name="taken", title="b").insert()
+        with pytest.raises(exc.UniqueValidationError):
+            await new_doc(ctx, "Test Note", title="c", code="C1").insert()
+        await new_doc(ctx, "Test Note", title="after the duplicate").insert()
+    assert await count(ctx, "Test Note") == 2

@@ -16,10 +16,11 @@ from engine.context import Context
 from engine.core import bootstrap
 from engine.core.passwords import verify_password
 from engine.core.user import PASSWORD_KEY
+from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.hooks import AppRegistry
-from engine.migrate import desired_indexes, migrate, sync_schema
 from engine.meta.registry import STATE_COLLECTION
+from engine.migrate import MigrateReport, desired_indexes, migrate, migrate_lock, sync_doctype, sync_schema
 from engine.query.listing import count, get_list
 from engine.settings import Settings
 from engine.site import Site
@@ -34,6 +35,17 @@ async def fresh_site(settings: Settings, registry: AppRegistry) -> AsyncIterator
     await database.close()
 
 
+@pytest.fixture(scope="module")
+async def migrated(settings: Settings, registry: AppRegistry) -> AsyncIterator[tuple[Site, MigrateReport]]:
+    """One fresh database migrated once, shared by the tests that do not change its indexes."""
+    database = db.connect(settings.mongo_url or "", f"fw_migrate_{uuid.uuid4().hex[:12]}")
+    site = Site(settings, database, registry)
+    report = await migrate(site)
+    yield site, report
+    await database.drop()
+    await database.close()
+
+
 async def index_info(site: Site, collection: str) -> dict[str, dict[str, Any]]:
     return {ix["name"]: ix for ix in await db.list_indexes(site.db.collection(collection))}
 
@@ -41,8 +53,9 @@ async def index_info(site: Site, collection: str) -> dict[str, dict[str, Any]]:
 # -- collections and indexes -------------------------------------------------------------------------
 
 
-async def test_migrate_creates_collections_and_declared_indexes(fresh_site: Site, registry: AppRegistry) -> None:
-    report = await migrate(fresh_site)
+async def test_migrate_creates_collections_and_declared_indexes(migrated: tuple[Site, MigrateReport],
+                                                                registry: AppRegistry) -> None:
+    fresh_site, report = migrated
     assert not report.skipped
     collections = set(await fresh_site.db.handle.list_collection_names())
     for name, schema in registry.doctypes.items():
@@ -76,8 +89,8 @@ async def test_migrate_creates_collections_and_declared_indexes(fresh_site: Site
     assert "Migrate" not in report.summary() and "collections created" in report.summary()
 
 
-async def test_every_declared_index_exists(fresh_site: Site) -> None:
-    await migrate(fresh_site)
+async def test_every_declared_index_exists(migrated: tuple[Site, MigrateReport]) -> None:
+    fresh_site, _ = migrated
     for name in fresh_site.meta.names():
         meta = fresh_site.meta.get(name)
         if meta.istable:
@@ -87,8 +100,8 @@ async def test_every_declared_index_exists(fresh_site: Site) -> None:
         assert {n for n in present if n.startswith("fw_")} == set(desired_indexes(meta)), name
 
 
-async def test_partial_unique_indexes_behave(fresh_site: Site) -> None:
-    await migrate(fresh_site)
+async def test_partial_unique_indexes_behave(migrated: tuple[Site, MigrateReport]) -> None:
+    fresh_site, _ = migrated
     ctx = fresh_site.context("Administrator")
     for i in range(3):  # many notes without a code
         await new_doc(ctx, "Test Note", title=f"n{i}").insert()
@@ -114,8 +127,8 @@ async def test_partial_unique_indexes_behave(fresh_site: Site) -> None:
 # -- idempotence -------------------------------------------------------------------------------------
 
 
-async def test_second_migrate_changes_nothing_and_is_fast(fresh_site: Site) -> None:
-    await migrate(fresh_site)
+async def test_second_migrate_changes_nothing_and_is_fast(migrated: tuple[Site, MigrateReport]) -> None:
+    fresh_site, _ = migrated
     started = time.perf_counter()
     report = await migrate(fresh_site)
     elapsed = time.perf_counter() - started
@@ -181,8 +194,9 @@ async def test_migrate_cannot_create_a_unique_index_over_duplicates(fresh_site: 
 # -- DocType records ---------------------------------------------------------------------------------
 
 
-async def test_doctype_records_are_written_once(fresh_site: Site, registry: AppRegistry) -> None:
-    report = await migrate(fresh_site)
+async def test_doctype_records_are_written_once(migrated: tuple[Site, MigrateReport],
+                                                registry: AppRegistry) -> None:
+    fresh_site, report = migrated
     coll = fresh_site.db.collection("doctype")
     records = {r["_id"]: r for r in await coll.find({}).to_list(None)}
     assert set(records) == set(registry.doctypes)
@@ -210,17 +224,37 @@ async def test_doctype_records_are_written_once(fresh_site: Site, registry: AppR
     assert await coll.find_one({"_id": "Gone Doctype"}) is None
 
 
-async def test_schema_hash_is_stored(fresh_site: Site) -> None:
-    await migrate(fresh_site)
+async def test_schema_hash_is_stored(migrated: tuple[Site, MigrateReport]) -> None:
+    fresh_site, _ = migrated
     state = await fresh_site.db.collection(STATE_COLLECTION).find_one({"_id": "schema"})
     assert state is not None and len(state["hash"]) == 64
+
+
+# -- migrate hooks -----------------------------------------------------------------------------------
+
+
+async def test_migrate_runs_before_and_after_migrate_hooks(fresh_site: Site) -> None:
+    from fwtest import migration
+
+    calls = migration.CALLS
+    calls.clear()
+    report = await migrate(fresh_site)
+    assert calls == [("before", ""), ("after", fresh_site.db.name)]
+    assert report.hooks_run == ["fwtest: before_migrate", "fwtest: after_migrate"]
+    assert await fresh_site.db.collection("role").find_one({"_id": "Migrated Role"}) is not None
+    again = await migrate(fresh_site)  # hooks run on every migrate, even when the schema is unchanged
+    assert again.skipped
+    assert again.hooks_run == report.hooks_run
+    assert len(calls) == 4
+    assert await fresh_site.db.collection("role").count_documents({"_id": "Migrated Role"}) == 1
 
 
 # -- bootstrap ---------------------------------------------------------------------------------------
 
 
-async def test_migrate_bootstraps_users_and_roles_idempotently(fresh_site: Site, settings: Settings) -> None:
-    await migrate(fresh_site)
+async def test_migrate_bootstraps_users_and_roles_idempotently(migrated: tuple[Site, MigrateReport],
+                                                               settings: Settings) -> None:
+    fresh_site, _ = migrated
     users = fresh_site.db.collection("user")
     roles = fresh_site.db.collection("role")
     admin = await users.find_one({"_id": "Administrator"})
@@ -260,36 +294,47 @@ async def test_bootstrap_generates_a_password_when_none_is_configured(fresh_site
 # -- Custom Fields (on the session's site) -----------------------------------------------------------
 
 
-async def add_nickname(ctx: Context, **extra: object):  # noqa: ANN201
+@pytest.fixture
+async def cf_ctx(ctx: Context) -> AsyncIterator[Context]:
+    """`ctx`, and afterwards no Custom Field left behind: the session site's preserved DocType
+    records and the indexes are put back to the doctypes' own definitions."""
+    yield ctx
+    await ctx.db.collection("custom_field").delete_many({})
+    await ctx.site.meta.bump()
+    for doctype in ("Test Customer", "Test Order", "Test Category"):
+        await sync_doctype(ctx.site, doctype)
+
+
+async def add_nickname(ctx: Context, **extra: object) -> Document:
     return await new_doc(ctx, "Custom Field", dt="Test Customer", fieldname="nickname", fieldtype="Data",
                          insert_after="customer_name", **extra).insert()
 
 
-async def test_custom_field_is_merged_into_meta_after_commit(ctx: Context) -> None:
-    assert "nickname" not in ctx.meta("Test Customer").by_name
-    cf = await add_nickname(ctx, label="Nickname")
+async def test_custom_field_is_merged_into_meta_after_commit(cf_ctx: Context) -> None:
+    assert "nickname" not in cf_ctx.meta("Test Customer").by_name
+    cf = await add_nickname(cf_ctx, label="Nickname")
     assert cf.name == "Test Customer-nickname"
-    meta = ctx.meta("Test Customer")
+    meta = cf_ctx.meta("Test Customer")
     fieldnames = [f.fieldname for f in meta.fields]
     assert fieldnames.index("nickname") == fieldnames.index("customer_name") + 1
     assert meta.by_name["nickname"].display_label == "Nickname"
 
-    customer = await new_doc(ctx, "Test Customer", customer_name="Acme", nickname="Ace").insert()
-    assert (await get_doc(ctx, "Test Customer", customer.name)).nickname == "Ace"
-    assert await get_list(ctx, "Test Customer", fields=["name", "nickname"], filters={"nickname": "Ace"}) == [
+    customer = await new_doc(cf_ctx, "Test Customer", customer_name="Acme", nickname="Ace").insert()
+    assert (await get_doc(cf_ctx, "Test Customer", customer.name)).nickname == "Ace"
+    assert await get_list(cf_ctx, "Test Customer", fields=["name", "nickname"], filters={"nickname": "Ace"}) == [
         {"name": "Acme", "nickname": "Ace"}]
 
 
-async def test_custom_field_clashing_with_an_existing_field_is_refused(ctx: Context) -> None:
-    before = [f.fieldname for f in ctx.meta("Test Customer").fields]
+async def test_custom_field_clashing_with_an_existing_field_is_refused(cf_ctx: Context) -> None:
+    before = [f.fieldname for f in cf_ctx.meta("Test Customer").fields]
     with pytest.raises(exc.ValidationError) as err:
-        await new_doc(ctx, "Custom Field", dt="Test Customer", fieldname="region", fieldtype="Data").insert()
+        await new_doc(cf_ctx, "Custom Field", dt="Test Customer", fieldname="region", fieldtype="Data").insert()
     assert err.value.field == "fieldname"
-    await add_nickname(ctx)
+    await add_nickname(cf_ctx)
     with pytest.raises((exc.ValidationError, exc.DuplicateEntryError)):
-        await add_nickname(ctx)
-    assert await count(ctx, "Custom Field") == 1
-    assert [f.fieldname for f in ctx.meta("Test Customer").fields] == [*before[:1], "nickname", *before[1:]]
+        await add_nickname(cf_ctx)
+    assert await count(cf_ctx, "Custom Field") == 1
+    assert [f.fieldname for f in cf_ctx.meta("Test Customer").fields] == [*before[:1], "nickname", *before[1:]]
 
 
 @pytest.mark.parametrize(("dt", "fieldname", "fieldtype", "options"), [
@@ -301,48 +346,134 @@ async def test_custom_field_clashing_with_an_existing_field_is_refused(ctx: Cont
     ("Test Customer", "partner", "Link", None),             # a Link needs options
     ("Test Customer", "partner", "Link", "No Such Doctype"),
 ])
-async def test_invalid_custom_fields_are_refused(ctx: Context, dt: str, fieldname: str, fieldtype: str,
+async def test_invalid_custom_fields_are_refused(cf_ctx: Context, dt: str, fieldname: str, fieldtype: str,
                                                  options: str | None) -> None:
     """A Custom Field that cannot be merged into meta must be refused before it is stored: once
     stored, every later meta reload of every process would fail on it."""
     with pytest.raises(exc.ValidationError):
-        await new_doc(ctx, "Custom Field", dt=dt, fieldname=fieldname, fieldtype=fieldtype,
+        await new_doc(cf_ctx, "Custom Field", dt=dt, fieldname=fieldname, fieldtype=fieldtype,
                       options=options).insert()
-    assert await count(ctx, "Custom Field") == 0
-    await ctx.site.meta.reload()
-    assert ctx.meta(dt).name == dt
+    assert await count(cf_ctx, "Custom Field") == 0
+    await cf_ctx.site.meta.reload()
+    assert cf_ctx.meta(dt).name == dt
 
 
-async def test_deleting_a_custom_field_removes_it_from_meta(ctx: Context) -> None:
-    cf = await add_nickname(ctx)
-    assert "nickname" in ctx.meta("Test Customer").by_name
+async def test_a_bad_custom_field_record_is_skipped_not_fatal(cf_ctx: Context,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    """Records written around the engine (a restore, a script) cannot break meta for the site."""
+    await cf_ctx.db.collection("custom_field").insert_many([
+        {"_id": "Test Customer-owner", "dt": "Test Customer", "fieldname": "owner", "fieldtype": "Data"},
+        {"_id": "Test Customer-Bad", "dt": "Test Customer", "fieldname": "Bad Name", "fieldtype": "Data"},
+        {"_id": "Nope-x", "dt": "No Such Doctype", "fieldname": "x", "fieldtype": "Data"},
+        {"_id": "Test Customer-nickname", "dt": "Test Customer", "fieldname": "nickname", "fieldtype": "Data"},
+    ])
+    await cf_ctx.site.meta.bump()
+    meta = cf_ctx.meta("Test Customer")
+    assert "nickname" in meta.by_name
+    assert "Bad Name" not in meta.by_name
+    assert [f.fieldname for f in meta.fields].count("owner") == 0
+    skipped = [r.getMessage() for r in caplog.records if "is ignored" in r.getMessage()]
+    assert len(skipped) == 3
+
+
+async def test_custom_field_updates_the_doctype_record(cf_ctx: Context) -> None:
+    records = cf_ctx.db.collection("doctype")
+
+    async def fieldnames() -> list[str]:
+        record = await records.find_one({"_id": "Test Customer"})
+        assert record is not None
+        return [f["fieldname"] for f in record["definition"]["fields"]]
+
+    assert "nickname" not in await fieldnames()
+    cf = await add_nickname(cf_ctx)
+    names = await fieldnames()
+    assert names.index("nickname") == names.index("customer_name") + 1
     await cf.delete()
-    assert "nickname" not in ctx.meta("Test Customer").by_name
-    with pytest.raises(exc.DataError):
-        await new_doc(ctx, "Test Customer", customer_name="Acme", nickname="Ace").insert()
-    with pytest.raises(exc.DataError):
-        await get_list(ctx, "Test Customer", fields=["nickname"])
+    assert "nickname" not in await fieldnames()
 
 
-async def test_unique_custom_field_gets_its_index(ctx: Context) -> None:
-    await new_doc(ctx, "Custom Field", dt="Test Customer", fieldname="tax_id", fieldtype="Data", unique=1).insert()
-    await new_doc(ctx, "Test Customer", customer_name="A", tax_id="T1").insert()
-    await new_doc(ctx, "Test Customer", customer_name="B").insert()
-    await new_doc(ctx, "Test Customer", customer_name="C").insert()
+async def test_deleting_a_custom_field_removes_it_from_meta(cf_ctx: Context) -> None:
+    cf = await add_nickname(cf_ctx)
+    assert "nickname" in cf_ctx.meta("Test Customer").by_name
+    await cf.delete()
+    assert "nickname" not in cf_ctx.meta("Test Customer").by_name
+    with pytest.raises(exc.DataError):
+        await new_doc(cf_ctx, "Test Customer", customer_name="Acme", nickname="Ace").insert()
+    with pytest.raises(exc.DataError):
+        await get_list(cf_ctx, "Test Customer", fields=["nickname"])
+
+
+async def test_unique_custom_field_gets_its_index(cf_ctx: Context) -> None:
+    await new_doc(cf_ctx, "Custom Field", dt="Test Customer", fieldname="tax_id", fieldtype="Data", unique=1).insert()
+    await new_doc(cf_ctx, "Test Customer", customer_name="A", tax_id="T1").insert()
+    await new_doc(cf_ctx, "Test Customer", customer_name="B").insert()
+    await new_doc(cf_ctx, "Test Customer", customer_name="C").insert()
     with pytest.raises(exc.UniqueValidationError) as err:
-        await new_doc(ctx, "Test Customer", customer_name="D", tax_id="T1").insert()
+        await new_doc(cf_ctx, "Test Customer", customer_name="D", tax_id="T1").insert()
     assert err.value.field == "tax_id"
-    cf = await get_doc(ctx, "Custom Field", "Test Customer-tax_id")
+    cf = await get_doc(cf_ctx, "Custom Field", "Test Customer-tax_id")
     await cf.delete()
-    indexes = await index_info(ctx.site, "test_customer")
+    indexes = await index_info(cf_ctx.site, "test_customer")
     assert "fw_unique_tax_id" not in indexes
 
 
-async def test_custom_field_is_picked_up_by_another_process(ctx: Context, settings: Settings,
+async def test_custom_field_is_picked_up_by_another_process(cf_ctx: Context, settings: Settings,
                                                             registry: AppRegistry) -> None:
-    other = Site(settings, ctx.site.db, registry)  # another process on the same database
+    other = Site(settings, cf_ctx.site.db, registry)  # another process on the same database
     await other.meta.refresh_if_stale()
     assert "nickname" not in other.meta.get("Test Customer").by_name
-    await add_nickname(ctx)
+    await add_nickname(cf_ctx)
     await other.meta.refresh_if_stale()  # meta_check_interval is 0 in tests
     assert "nickname" in other.meta.get("Test Customer").by_name
+
+
+# -- several processes migrating at once (`fw serve --workers N` migrates in every worker) -----------
+
+
+async def test_concurrent_migrates_on_a_fresh_database(settings: Settings, registry: AppRegistry) -> None:
+    import asyncio
+
+    name = f"fw_migrate_{uuid.uuid4().hex[:12]}"
+    sites = [Site(settings, db.connect(settings.mongo_url or "", name), registry) for _ in range(4)]
+    try:
+        reports = await asyncio.gather(*(migrate(site) for site in sites))
+        assert all(not r.skipped for r in reports) or any(r.skipped for r in reports)
+        site = sites[0]
+        for doctype in site.meta.names():
+            meta = site.meta.get(doctype)
+            if not meta.istable:
+                assert set(desired_indexes(meta)) <= set(await index_info(site, meta.collection)), doctype
+        users = site.db.collection("user")
+        assert await users.count_documents({"_id": {"$in": ["Administrator", "Guest"]}}) == 2
+        assert await site.db.collection("role").count_documents({"_id": "Migrated Role"}) == 1
+        assert (await sync_schema(site, force=True)).changed is False
+    finally:
+        await sites[0].db.drop()
+        for site in sites:
+            await site.db.close()
+
+
+async def test_migrate_lock_serialises_holders(fresh_site: Site) -> None:
+    import asyncio
+
+    events: list[str] = []
+
+    async def hold(tag: str) -> None:
+        async with migrate_lock(fresh_site, ttl=0.3):  # kept alive past its ttl while held
+            events.append(f"{tag} in")
+            await asyncio.sleep(0.8)
+            events.append(f"{tag} out")
+
+    await asyncio.gather(hold("a"), hold("b"))
+    assert events in (["a in", "a out", "b in", "b out"], ["b in", "b out", "a in", "a out"])
+    assert await fresh_site.db.collection(STATE_COLLECTION).find_one({"_id": "migrate_lock"}) is None
+
+
+async def test_migrate_lock_of_a_crashed_process_expires(fresh_site: Site) -> None:
+    state = fresh_site.db.collection(STATE_COLLECTION)
+    await state.insert_one({"_id": "migrate_lock", "owner": "crashed", "expires": time.time() - 1})
+    started = time.perf_counter()
+    async with migrate_lock(fresh_site):
+        record = await state.find_one({"_id": "migrate_lock"})
+        assert record is not None and record["owner"] != "crashed"
+    assert time.perf_counter() - started < 1.0

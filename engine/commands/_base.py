@@ -1,0 +1,85 @@
+"""Shared plumbing of the `fw` commands: one error style (exit code 2, "Error: ..."), async runs
+with the process Settings, an open site, and rich progress on stderr."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+import click
+from rich.console import Console
+
+from engine import exceptions as exc
+from engine.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from engine.site import Site
+
+console = Console(stderr=True, highlight=False)
+Progress = Callable[[str], None]
+
+
+class CommandError(click.ClickException):
+    """A problem the operator can fix: printed as `Error: ...`, exit code 2 (like a usage error)."""
+
+    exit_code = 2
+
+
+def fail(message: str) -> NoReturn:
+    raise CommandError(message)
+
+
+@contextlib.contextmanager
+def operator_errors() -> Iterator[None]:
+    """Configuration and engine errors inside the block become `CommandError`s (exit code 2)."""
+    try:
+        yield
+    except exc.ConfigurationError as e:
+        fail(str(e))
+    except exc.FwError as e:
+        fail(f"{type(e).__name__}: {e.message}")
+
+
+def run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
+    """Run `coro_factory(settings)` with the process Settings, reporting errors as `operator_errors`."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    settings = get_settings()
+    with operator_errors():
+        return asyncio.run(coro_factory(settings))
+
+
+@contextlib.asynccontextmanager
+async def opened_site(settings: Settings) -> AsyncIterator[Site]:
+    from engine.site import open_site
+
+    site = await open_site(settings)
+    try:
+        yield site
+    finally:
+        await site.close()
+
+
+@contextlib.contextmanager
+def status(message: str) -> Iterator[Progress]:
+    """A rich spinner on stderr; the yielded callback updates its text."""
+    with console.status(message) as spinner:
+        yield lambda text: spinner.update(f"{message} {text}")
+
+
+def append_to_apps_txt(apps_txt: Path, name: str) -> bool:
+    """Add `name` to apps.txt on its own line (the file first gets its missing final newline).
+    Returns False when the app is already listed."""
+    from engine.apps import read_apps_txt
+
+    if name in read_apps_txt(apps_txt):
+        return False
+    text = apps_txt.read_text(encoding="utf-8") if apps_txt.exists() else ""
+    if text and not text.endswith("\n"):
+        text += "\n"
+    apps_txt.parent.mkdir(parents=True, exist_ok=True)
+    apps_txt.write_text(f"{text}{name}\n", encoding="utf-8")
+    return True

@@ -1,0 +1,151 @@
+"""enqueue semantics: in-process without Redis, and on arq with a real Redis and worker."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from engine import exceptions as exc
+from engine.context import Context, unit_of_work
+from engine.jobs import queue
+from engine.jobs.worker import build_workers
+from engine.query.listing import get_all
+from engine.site import Site
+from tests.support.redis_server import RedisServer
+
+from fwtest import jobs  # type: ignore[import-not-found]
+
+
+async def drain(site: Site) -> None:
+    backend = queue.backend_for(site)
+    assert isinstance(backend, queue.InProcessBackend)
+    await backend.drain()
+
+
+@pytest.fixture
+def inprocess(site: Site) -> Site:
+    site._jobs_backend = queue.InProcessBackend(site)  # type: ignore[attr-defined]
+    jobs.CALLS.clear()
+    return site
+
+
+async def test_job_runs_as_enqueuing_user_and_commits(inprocess: Site) -> None:
+    ctx = inprocess.context("Administrator")
+    job_id = await queue.enqueue(ctx, "fwtest.jobs.create_note", title="from job", on_success=jobs.succeeded)
+    assert job_id and job_id.startswith(f"{inprocess.name}::")
+    await drain(inprocess)
+    assert await get_all(ctx, "Test Note", pluck="title") == ["from job"]
+    assert await queue.job_status(inprocess, job_id) == "finished"
+    assert jobs.CALLS and jobs.CALLS[0][0] == "success"
+    as_user = await queue.enqueue(ctx.clone("Guest"), jobs.whoami, now=True)
+    assert as_user == "Guest"
+
+
+async def test_failing_job_rolls_back_logs_and_calls_on_failure(inprocess: Site) -> None:
+    ctx = inprocess.context("Administrator")
+    job_id = await queue.enqueue(ctx, jobs.create_then_fail, title="doomed", on_failure="fwtest.jobs.failed")
+    await drain(inprocess)
+    assert await get_all(ctx, "Test Note", pluck="title") == []
+    assert await queue.job_status(inprocess, job_id) == "failed"
+    logs = await get_all(ctx, "Error Log", fields=["method", "error"])
+    assert logs[0]["method"] == "fwtest.jobs.create_then_fail"
+    assert "job refused doomed" in logs[0]["error"]
+    assert jobs.CALLS == [("failure", "job refused doomed")]
+
+
+async def test_timeout_stops_the_job_and_marks_it_failed(inprocess: Site) -> None:
+    ctx = inprocess.context("Administrator")
+    job_id = await queue.enqueue(ctx, jobs.slow, seconds=5, timeout=0.2)
+    await drain(inprocess)
+    assert await queue.job_status(inprocess, job_id) == "failed"
+    logs = await get_all(ctx, "Error Log", pluck="error")
+    assert "timeout" in logs[0]
+
+
+async def test_unknown_method_fails_at_enqueue_time(inprocess: Site) -> None:
+    ctx = inprocess.context("Administrator")
+    with pytest.raises(exc.ValidationError, match="no function"):
+        await queue.enqueue(ctx, "fwtest.jobs.nope")
+    with pytest.raises(exc.ValidationError, match="not found"):
+        await queue.enqueue(ctx, "fwtest.missing_module.fn")
+    with pytest.raises(exc.ValidationError, match="Unknown queue"):
+        await queue.enqueue(ctx, jobs.whoami, queue="nowhere")
+
+
+async def test_enqueue_after_commit_is_dropped_on_rollback(inprocess: Site) -> None:
+    ctx = inprocess.context("Administrator")
+    with pytest.raises(RuntimeError):
+        async with unit_of_work(ctx):
+            await queue.enqueue(ctx, jobs.create_note, title="never", enqueue_after_commit=True)
+            raise RuntimeError
+    async with unit_of_work(ctx):
+        await queue.enqueue(ctx, jobs.create_note, title="after commit", enqueue_after_commit=True)
+        assert queue.backend_for(inprocess).states == {}  # type: ignore[attr-defined]
+    await drain(inprocess)
+    assert await get_all(ctx, "Test Note", pluck="title") == ["after commit"]
+
+
+async def test_now_runs_inline_and_deduplicate_needs_job_id(inprocess: Site) -> None:
+    ctx = inprocess.context("Administrator")
+    name = await queue.enqueue(ctx, jobs.create_note, title="inline", now=True)
+    assert await get_all(ctx, "Test Note", pluck="name") == [name]
+    with pytest.raises(exc.ValidationError, match="job_id"):
+        await queue.enqueue(ctx, jobs.whoami, deduplicate=True)
+
+
+@pytest.fixture
+async def arq_site(site: Site, redis_server: RedisServer) -> Site:
+    site.settings = site.settings.model_copy(update={"redis_url": redis_server.url})
+    site._jobs_backend = queue.ArqBackend(site, redis_server.url)  # type: ignore[attr-defined]
+    yield site  # type: ignore[misc]
+    await site.close_services()
+    site.settings = site.settings.model_copy(update={"redis_url": None})
+
+
+async def run_burst(site: Site, queues: list[str]) -> None:
+    workers = build_workers(site, queues, burst=True)
+    try:
+        await asyncio.gather(*(w.async_run() for w in workers))
+    finally:
+        for w in workers:
+            await w.close()
+
+
+async def test_arq_worker_runs_jobs_across_queues(arq_site: Site) -> None:
+    ctx = arq_site.context("Administrator")
+    first = await queue.enqueue(ctx, jobs.create_note, title="default queue")
+    second = await queue.enqueue(ctx, jobs.create_note, queue="long", title="long queue")
+    failing = await queue.enqueue(ctx, jobs.create_then_fail, title="x")
+    assert await queue.job_status(arq_site, first) == "queued"
+    await run_burst(arq_site, ["default", "long"])
+    assert sorted(await get_all(ctx, "Test Note", pluck="title")) == ["default queue", "long queue"]
+    assert await queue.job_status(arq_site, first) == "finished"
+    assert await queue.job_status(arq_site, second) == "finished"
+    assert await queue.job_status(arq_site, failing) == "failed"
+
+
+async def test_arq_deduplicate_by_job_id(arq_site: Site) -> None:
+    ctx = arq_site.context("Administrator")
+    first = await queue.enqueue(ctx, jobs.create_note, title="once", job_id="only-one", deduplicate=True)
+    again = await queue.enqueue(ctx, jobs.create_note, title="twice", job_id="only-one", deduplicate=True)
+    assert first and again is None
+    await run_burst(arq_site, ["default"])
+    assert await get_all(ctx, "Test Note", pluck="title") == ["once"]
+    rerun = await queue.enqueue(ctx, jobs.create_note, title="again later", job_id="only-one", deduplicate=True)
+    assert rerun == first  # finished jobs are replaced
+    await run_burst(arq_site, ["default"])
+    assert sorted(await get_all(ctx, "Test Note", pluck="title")) == ["again later", "once"]
+
+
+async def test_redis_unavailable_is_a_clear_error_and_rolls_back(site: Site) -> None:
+    site._jobs_backend = queue.ArqBackend(site, "redis://127.0.0.1:1/0")  # type: ignore[attr-defined]
+    ctx = site.context("Administrator")
+    try:
+        with pytest.raises(exc.ConfigurationError, match="Redis"):
+            async with unit_of_work(ctx):
+                await jobs.create_note(ctx, "written before enqueue")
+                await queue.enqueue(ctx, jobs.whoami)
+        assert await get_all(ctx, "Test Note", pluck="title") == []
+    finally:
+        site._jobs_backend = None  # type: ignore[attr-defined]

@@ -1,0 +1,36 @@
+"""Small assertions shared by the HTTP tests."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+
+
+def ok(r: httpx.Response, status: int = 200) -> Any:
+    """The JSON body of a response that must have `status`."""
+    assert r.status_code == status, f"{r.status_code} {r.text[:2000]}"
+    return r.json()
+
+
+def refused(r: httpx.Response, status: int, exc_type: str | None = None) -> dict[str, Any]:
+    """A client mistake: the expected status, a JSON error body, never a 500."""
+    assert r.status_code < 500, f"client mistake answered {r.status_code}: {r.text[:2000]}"
+    assert r.status_code == status, f"expected {status}, got {r.status_code}: {r.text[:2000]}"
+    assert r.headers["content-type"].startswith("application/json"), r.headers["content-type"]
+    body = r.json()
+    assert isinstance(body, dict)
+    if exc_type is not None:
+        assert body.get("exc_type") == exc_type, body
+    return body
+
+
+def server_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Decode Frappe's twice-encoded `_server_messages`: a JSON string of a list of JSON strings."""
+    raw = body["_server_messages"]
+    assert isinstance(raw, str)
+    outer = json.loads(raw)
+    assert isinstance(outer, list)
+    assert all(isinstance(item, str) for item in outer)
+    return [json.loads(item) for item in outer]
