@@ -172,13 +172,14 @@ def field_schema(field: Any, *, write: bool, table_ref: Callable[[str], dict[str
             schema["description"] = f"Data ({field.options})"
         if ftype == "Password":
             schema["writeOnly"] = True
-    if field.label or field.description:
-        text = field.description or field.label
-        schema["title"] = field.label or field.fieldname
-        if field.description and "description" not in schema:
-            schema["description"] = text
-    if ftype in ("Link", "Dynamic Link") and field.options:
-        schema["description"] = f"{ftype} to {field.options}"
+    if field.label:
+        schema["title"] = field.label
+    if ftype == "Link":
+        schema["description"] = f"Link to {field.options}"
+    elif ftype == "Dynamic Link":
+        schema["description"] = f"Name of a document of the doctype in `{field.options}`"
+    elif field.description and "description" not in schema:
+        schema["description"] = field.description
     if nullable and (ftype == "Select" or (write and not field.is_table)):
         return _nullable(schema)
     return schema
@@ -211,7 +212,9 @@ def doctype_schemas(meta: Meta) -> dict[str, dict[str, Any]]:
                 and not (f.read_only and not f.is_table)]
     required = [f.fieldname for f in writable if f.reqd and f.default in (None, "") and not f.fetch_from
                 and not f.is_table]
-    write_props = {f.fieldname: field_schema(f, write=True, table_ref=table_write) for f in writable}
+    # null clears a field, except a mandatory one
+    write_props = {f.fieldname: field_schema(f, write=True, table_ref=table_write, nullable=not f.reqd)
+                   for f in writable}
     if meta.istable:
         row_props = {"doctype": {"type": "string", "const": meta.name}, "name": {"type": "string"},
                      "idx": {"type": "integer"}} | write_props
@@ -219,9 +222,6 @@ def doctype_schemas(meta: Meta) -> dict[str, dict[str, Any]]:
                                     "additionalProperties": False}
         if required:
             row["required"] = required
-            for f in writable:
-                if f.fieldname in required:
-                    row_props[f.fieldname] = field_schema(f, write=True, table_ref=table_write, nullable=False)
         return out
     create_props: dict[str, Any] = {"doctype": {"type": "string", "const": meta.name}}
     if meta.autoname.lower() in ("prompt", "uuid"):
@@ -229,9 +229,6 @@ def doctype_schemas(meta: Meta) -> dict[str, dict[str, Any]]:
     if meta.is_submittable:
         create_props["docstatus"] = {"type": "integer", "enum": [0, 1]}
     create_props |= write_props
-    for f in writable:  # a mandatory field cannot be created empty
-        if f.fieldname in required:
-            create_props[f.fieldname] = field_schema(f, write=True, table_ref=table_write, nullable=False)
     create: dict[str, Any] = {"type": "object", "title": f"New {meta.name}", "properties": create_props,
                               "additionalProperties": False}
     if required:
@@ -304,9 +301,13 @@ def _signature_params(fn: Any, *, bound: bool = False) -> tuple[list[tuple[str, 
     return out, var_kw
 
 
-def _query_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A parameter schema as a query string can carry it: scalars as they are, null dropped, anything
-    else (objects, lists, any JSON) as text."""
+SCALARS = frozenset({"string", "integer", "number", "boolean"})
+
+
+def _query_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
+    """A parameter schema as a query string can carry it: an untyped one (`Any`: Frappe-style functions
+    decode JSON text themselves) as text, scalars as they are (null dropped); None for an object or
+    list type, which only a JSON body can carry."""
     if not schema:
         return dict(TEXT)
     options = schema.get("anyOf")
@@ -314,12 +315,12 @@ def _query_schema(schema: dict[str, Any]) -> dict[str, Any]:
         kept = [o for o in options if o.get("type") != "null"]
         if len(kept) == 1:
             return _query_schema({**{k: v for k, v in schema.items() if k != "anyOf"}, **kept[0]})
-        if all(o.get("type") in ("string", "integer", "number", "boolean") for o in kept):
+        if all(o.get("type") in SCALARS for o in kept):
             return {**schema, "anyOf": kept}
-        return dict(TEXT)
-    if schema.get("type") in ("string", "integer", "number", "boolean") or "enum" in schema or "const" in schema:
+        return None
+    if schema.get("type") in SCALARS or "enum" in schema or "const" in schema:
         return schema
-    return {"type": "string", "description": "JSON text"}
+    return None
 
 
 JSON_TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float),
@@ -503,10 +504,14 @@ def _method_path(info: whitelisted.Whitelisted, schemas: _Schemas, path: str) ->
             query = []
             for pname, annotation, req, default in params:
                 schema = _query_schema(schemas.of(annotation, mode="validation"))
-                query.append({"name": pname, "in": "query", "required": req,
-                              "schema": _with_default(schema, default, required=req)})
-            item[method.lower()] = _operation(op_id, summary, [tag], ok, parameters=query, guest=info.allow_guest,
-                                              description=doc)
+                if schema is not None:
+                    query.append({"name": pname, "in": "query", "required": req,
+                                  "schema": _with_default(schema, default, required=req)})
+                elif req:  # a required object or list argument: this method cannot be called this way
+                    break
+            else:
+                    item[method.lower()] = _operation(op_id, summary, [tag], ok, parameters=query,
+                                                  guest=info.allow_guest, description=doc)
         else:
             props = {}
             required = []

@@ -18,7 +18,7 @@ async def make_customer(ctx: Context, name: str = "Acme", **fields: object) -> s
     return doc.name
 
 
-async def make_order(ctx: Context, **fields: object):  # noqa: ANN201
+async def make_order(ctx: Context, **fields: object):
     customer = fields.pop("customer", None) or await make_customer(ctx)
     data = {"customer": customer, "posting_date": "2026-03-04",
             "items": [{"item": "Bolt", "qty": 2, "rate": 1.5}, {"item": "Nut", "qty": 4, "rate": 0.25}]}

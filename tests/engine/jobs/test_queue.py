@@ -5,16 +5,15 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from fwtest import jobs  # type: ignore[import-not-found]
 
 from engine import exceptions as exc
-from engine.context import Context, unit_of_work
+from engine.context import unit_of_work
 from engine.jobs import queue
 from engine.jobs.worker import build_workers
 from engine.query.listing import get_all
 from engine.site import Site
 from tests.support.redis_server import RedisServer
-
-from fwtest import jobs  # type: ignore[import-not-found]
 
 
 async def drain(site: Site) -> None:
