@@ -25,6 +25,7 @@ CORE_DOCTYPE_DIR = Path(__file__).resolve().parent.parent / "doctype_json"
 CORE_CONTROLLERS = {
     "User": "engine.core.user.User",
     "Custom Field": "engine.core.custom_field.CustomField",
+    "Workflow": "engine.core.workflow_doc.Workflow",
 }
 METADATA_KEYS = {"app_name", "app_title", "app_publisher", "app_description", "app_license", "app_email",
                  "app_version", "app_icon", "app_color", "app_home", "required_apps"}

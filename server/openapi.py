@@ -6,34 +6,40 @@ What is generated:
 
 - **Resources.** For every doctype that is neither a child table nor a Single:
   `GET /api/resource/{Doctype}` (list; query parameters `fields`, `filters`, `or_filters` as JSON
-  text, `order_by`, `group_by` as text, `limit_start`, `limit_page_length`, `limit` as integers,
-  `as_dict` as 0/1), `POST /api/resource/{Doctype}` (create, body `<Doctype>.create`),
-  `GET|PUT|DELETE /api/resource/{Doctype}/{name}` (read, update with body `<Doctype>.update`,
-  delete → 202 `{"data": "ok"}`) and `POST /api/resource/{Doctype}/{name}` (`run_method`: one of
-  the controller's whitelisted methods, with that method's own arguments). The same routes are
-  also served under `/api/v1`; they are not repeated here.
+  text (`content: application/json`), `order_by`, `group_by` as text, `limit_start`,
+  `limit_page_length`, `limit` as integers, `as_dict` as 0/1), `POST /api/resource/{Doctype}`
+  (create, body `<Doctype>.create`), `GET|PUT|DELETE /api/resource/{Doctype}/{name}` (read, update
+  with body `<Doctype>.update`, delete → 202 `{"data": "ok"}`) and
+  `POST /api/resource/{Doctype}/{name}` (`run_method`: one of the controller's whitelisted
+  methods, with that method's own arguments). The same routes are also served under `/api/v1`;
+  they are not repeated here.
 - **Component schemas per doctype** (names with characters other than letters, digits, `.`, `-`
   and `_` replaced by `_`, e.g. `Test_Note`): `<Doctype>` is the document as responses carry it
   (standard fields, value fields, child tables as arrays of `<Child>` rows). Responses omit null
   fields, so nothing in a response schema is `required`; Password fields never appear in a
-  response (`propertyNames` forbids them). `<Doctype>.create` / `<Doctype>.update` are request
-  bodies: fields a client may set (read-only ones are left out), mandatory fields without a
-  default `required` on create, every field nullable (null clears it), unknown keys refused
-  (`additionalProperties: false`, as the server answers 417 for them), Password fields
-  `writeOnly`. Field types: Data/Text/Link/... → string (with `maxLength` where the server
-  enforces one), Select → enum of its options plus null, Date → string `format: date`,
-  Datetime/Time → string (Frappe's `YYYY-MM-DD HH:MM:SS.ffffff`, see `pattern`), Int/Long Int →
-  integer (with their ranges), Float/Currency/Percent/Duration/Rating → number, Check → integer
-  0 or 1, JSON → object or array, Table → array of the child's row schema.
+  response (`propertyNames` forbids them). `<Doctype>.create` / `<Doctype>.update` (and
+  `<Child>.row`) are request bodies: fields a client may set (read-only ones are left out),
+  mandatory fields without a default `required` on create, every field but a mandatory one
+  nullable (null clears it), unknown keys refused (`additionalProperties: false`, as the server
+  answers 417 for them), Password fields `writeOnly`. Field types: Data/Text/Link/... → string
+  (with `maxLength` where the server enforces one), Select → enum of its options plus null,
+  Date → string `format: date`, Datetime/Time → string (Frappe's `YYYY-MM-DD HH:MM:SS.ffffff`,
+  see `pattern`), Int/Long Int → integer (with their ranges), Float/Currency/Percent/Duration/
+  Rating → number, Check → integer 0 or 1, JSON → object or array, Table → array of the child's
+  row schema.
 - **Methods.** Every registered `@whitelist` function as `/api/method/<dotted.path>` with each of
-  its allowed HTTP methods. GET and DELETE take the arguments as query parameters, POST and PUT as
-  a JSON object body. Parameters come from the signature (`ctx` and the reserved
-  `ignore_permissions`/`flags` are skipped); type hints become JSON Schema through pydantic's
-  `TypeAdapter(annotation).json_schema()` (`Any` or no hint → any JSON value in a body, text in a
-  query string); a parameter without a default is required. The response is
-  `{"message": <return value>}` typed from the return annotation (no `message` when it returns
-  None). `login`, `logout` and `fw.auth.get_csrf_token` (handled by the session routes) are added
-  by hand. The `frappe.*` aliases of `fw.*` paths are accepted by the server but not listed.
+  its allowed HTTP methods (an app's `override_whitelisted_methods` target describes the path it
+  overrides). GET and DELETE take the arguments as query parameters, POST and PUT as a JSON object
+  body. Parameters come from the signature (`ctx` and the reserved `ignore_permissions`/`flags` are
+  skipped); type hints become JSON Schema through pydantic's `TypeAdapter(annotation).json_schema()`
+  (`Any` or no hint → any JSON value in a body, text in a query string; an object- or list-typed
+  argument cannot travel in a query string, so it is left out of GET/DELETE, which are not listed
+  at all when such an argument is required); a parameter without a default is required; other
+  arguments are not allowed by the schema (`additionalProperties: false`: the server would drop
+  them) unless the function takes `**kwargs`. The response is `{"message": <return value>}` typed from the
+  return annotation (`message` is absent when the function returns None). `login`, `logout` and
+  `fw.auth.get_csrf_token` (served by the session routes) are added by hand. The `frappe.*`
+  aliases of `fw.*` paths are accepted by the server but not listed.
 - **Errors.** One shared `Error` schema (`exc_type`, `exception`, `_server_messages` (a JSON string
   of a list of JSON strings), `errors` `[{type, message, field}]`, and the optional `exc`,
   `_error_message`, `message`), referenced by every operation for 400, 401, 403, 404, 409, 413,

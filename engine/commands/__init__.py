@@ -7,13 +7,14 @@ import sys
 
 import click
 
-from engine.commands import apps, site, translate, users
+from engine.commands import apps, jobs, site, translate, users
 
 COMMANDS: list[click.Command] = [
     apps.get_app, apps.install_app, apps.new_app, apps.build,
     site.export_fixtures, site.execute,
     users.set_admin_password, users.add_user,
     translate.extract_messages,
+    jobs.worker, jobs.scheduler,
 ]
 
 

@@ -1,7 +1,9 @@
 """Per-site meta: the apps' doctype schemas with that site's Custom Fields merged in, cached.
 
-A Custom Field change bumps a version counter in the database; every process re-reads the custom
-fields when it sees a new version (checked at most every `meta_check_interval` seconds).
+A Custom Field or Workflow change bumps a version counter in the database; every process re-reads
+custom fields and active workflows when it sees a new version (checked at most every
+`meta_check_interval` seconds). A doctype with an active workflow gets its state field (a Link to
+Workflow State) if it does not declare one.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class MetaRegistry:
         self.check_interval = check_interval
         self._custom: dict[str, list[DocFieldSchema]] = {}
         self._cache: dict[str, Meta] = {}
+        self.workflows: dict[str, Any] = {}
         self._version: int | None = None
         self._checked_at = 0.0
 
@@ -114,6 +117,19 @@ class MetaRegistry:
                 log.error("Custom Field %s is ignored: %s", row.get("_id"), e)
                 continue
             custom.setdefault(dt, []).append(field)
+        from engine.workflow import load_workflows
+
+        workflows = await load_workflows(self.db)
+        for doctype, wf in workflows.items():
+            if doctype not in self.apps.doctypes:
+                continue
+            declared = {f.fieldname for f in self.apps.doctypes[doctype].fields} | {
+                f.fieldname for f in custom.get(doctype, ())}
+            if wf.field not in declared:
+                custom.setdefault(doctype, []).append(DocFieldSchema(
+                    fieldname=wf.field, fieldtype="Link", options="Workflow State", label="Workflow State",
+                    hidden=True, search_index=True))
+        self.workflows = workflows
         self._custom = custom
         self._cache.clear()
 

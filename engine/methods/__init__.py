@@ -1,5 +1,5 @@
 """Built-in whitelisted functions, registered under Frappe's paths with `fw.`."""
 
-from engine.methods import client, desk, user
+from engine.methods import client, desk, jobs, user
 
-__all__ = ["client", "desk", "user"]
+__all__ = ["client", "desk", "jobs", "user"]

@@ -24,7 +24,7 @@ from engine.whitelisted import whitelist
 
 MAX_INSERT_MANY = 200
 CLIENT_NAMED = frozenset({"prompt", "uuid"})
-SERVER_SET = frozenset({"doctype", "name", "owner", "creation", "modified", "modified_by", "flags"})
+SERVER_SET = frozenset({"doctype", "name", "owner", "creation", "modified", "modified_by", "idx", "flags"})
 
 
 def read_only_fields(meta: Meta) -> frozenset[str]:
@@ -236,7 +236,7 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
     doc = await get_doc(ctx, doctype, name)
     skip = read_only_fields(doc.meta)
     body = {k: v for k, v in data.items()
-            if k not in ("name", "doctype", "owner", "creation", "modified_by", "flags") and k not in skip}
+            if k not in ("name", "doctype", "owner", "creation", "modified_by", "idx", "flags") and k not in skip}
     doc.update(body)
     await doc.save()
     return doc

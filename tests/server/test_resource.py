@@ -224,10 +224,15 @@ async def test_create_ignores_client_name_unless_prompt(client: httpx.AsyncClien
 
 
 async def test_create_ignores_server_set_fields(client: httpx.AsyncClient, admin: ApiUser) -> None:
-    body = {"title": "t", "owner": "evil@example.com", "creation": "2000-01-01 00:00:00", "modified_by": "x"}
+    body = {"title": "t", "owner": "evil@example.com", "creation": "2000-01-01 00:00:00", "modified_by": "x",
+            "idx": {"a": 1}}
     doc = ok(await client.post(NOTE, json=body, headers=admin.token))["data"]
-    assert doc["owner"] == "Administrator" and doc["modified_by"] == "Administrator"
+    assert doc["owner"] == "Administrator" and doc["modified_by"] == "Administrator" and doc["idx"] == 0
     assert not doc["creation"].startswith("2000")
+    url = f"{NOTE}/{doc['name']}"
+    changed = ok(await client.put(url, json={**body, "count": 1}, headers=admin.token))["data"]
+    assert changed["owner"] == "Administrator" and changed["creation"] == doc["creation"] and changed["idx"] == 0
+    assert changed["count"] == 1
 
 
 async def test_create_needs_create_right(client: httpx.AsyncClient, ctx: Context) -> None:

@@ -1,0 +1,45 @@
+"""The Workflow controller: checks the definition, creates missing states and actions (as Frappe
+does), and makes every process re-read workflows after commit."""
+
+from __future__ import annotations
+
+from engine import exceptions as exc
+from engine.documents import store
+from engine.documents.document import Document
+from engine.documents.factory import new_doc
+from engine.translation import _
+
+
+class Workflow(Document):
+    async def validate(self) -> None:
+        if not self.ctx.site.meta.exists(self.document_type or ""):
+            raise exc.LinkValidationError(_("DocType {0} not found", self.document_type), field="document_type")
+        if not self.states:
+            raise exc.MandatoryError(_("A workflow needs at least one state"), field="states")
+        names = [row.state for row in self.states]
+        for row in self.states:
+            if str(row.doc_status or "0") not in ("0", "1", "2"):
+                raise exc.ValidationError(_("Row {0}: doc_status must be 0, 1 or 2", row.idx), field="doc_status")
+        meta = self.ctx.meta(self.document_type)
+        if any(str(row.doc_status or "0") != "0" for row in self.states) and not meta.is_submittable:
+            raise exc.ValidationError(_("{0} is not submittable: every state needs doc_status 0", self.document_type),
+                                      field="states")
+        for row in self.transitions:
+            for value in (row.state, row.next_state):
+                if value not in names:
+                    raise exc.ValidationError(_("Transition row {0}: state {1} is not one of the workflow's states",
+                                                row.idx, value), field="transitions")
+        await self._ensure("Workflow State", "workflow_state_name", names)
+        await self._ensure("Workflow Action Master", "workflow_action_name", [r.action for r in self.transitions])
+
+    async def _ensure(self, doctype: str, field: str, names: list[str]) -> None:
+        meta = self.ctx.meta(doctype)
+        for name in dict.fromkeys(n for n in names if n):
+            if await store.load(self.ctx, meta, name, {"_id": 1}) is None:
+                await new_doc(self.ctx, doctype, {field: name}).insert(ignore_permissions=True)
+
+    async def on_update(self) -> None:
+        self.ctx.after_commit(self.ctx.site.meta.bump)
+
+    async def after_delete(self) -> None:
+        self.ctx.after_commit(self.ctx.site.meta.bump)
