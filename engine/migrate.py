@@ -48,6 +48,9 @@ class MigrateReport:
     doctypes_synced: list[str] = field(default_factory=list)
     skipped: bool = False
     hooks_run: list[str] = field(default_factory=list)
+    apps_installed: list[str] = field(default_factory=list)
+    fixtures_created: list[str] = field(default_factory=list)
+    fixtures_updated: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -55,10 +58,16 @@ class MigrateReport:
                     or self.doctypes_synced)
 
     def summary(self) -> str:
+        extra = []
+        if self.apps_installed:
+            extra.append(f"apps installed: {', '.join(self.apps_installed)}")
+        if self.fixtures_created or self.fixtures_updated:
+            extra.append(f"fixtures: {len(self.fixtures_created)} created, {len(self.fixtures_updated)} updated")
+        tail = (" " + "; ".join(extra) + ".") if extra else ""
         if self.skipped:
-            return "Nothing changed (definitions unchanged since the last migrate)."
+            return "Nothing changed (definitions unchanged since the last migrate)." + tail
         if not self.changed:
-            return "Nothing changed."
+            return "Nothing changed." + tail
         parts = []
         for label, items in (("collections created", self.collections_created),
                              ("indexes created", self.indexes_created),
@@ -66,7 +75,7 @@ class MigrateReport:
                              ("doctypes synced", self.doctypes_synced)):
             if items:
                 parts.append(f"{len(items)} {label}")
-        return ", ".join(parts) + "."
+        return ", ".join(parts) + "." + tail
 
 
 def desired_indexes(meta: Meta) -> dict[str, tuple[list[tuple[str, int]], dict[str, Any]]]:
@@ -194,7 +203,8 @@ async def _sync_doctype_records(site: Site, report: MigrateReport, only: list[st
         await coll.delete_many({"_id": {"$in": sorted(gone)}, "custom": {"$ne": 1}})
 
 
-async def migrate(site: Site, *, force: bool = False, progress: Progress | None = None) -> MigrateReport:
+async def migrate(site: Site, *, force: bool = False, progress: Progress | None = None,
+                  install: bool = True) -> MigrateReport:
     """The apps' `before_migrate` hooks, schema sync, the site's bootstrap records, then the apps'
     `after_migrate` hooks (each hook in its own unit of work, as Administrator)."""
     from engine.core.bootstrap import ensure_bootstrap
@@ -203,7 +213,9 @@ async def migrate(site: Site, *, force: bool = False, progress: Progress | None 
         ran: list[str] = []
         await _run_hooks(site, site.apps.before_migrate, ran)
         report = await sync_schema(site, force=force, progress=progress)
+        await _ensure_internal_indexes(site)
         await ensure_bootstrap(site)
+        await _sync_apps(site, report, progress, install=install)
         await _run_hooks(site, site.apps.after_migrate, ran)
     report.hooks_run = ran
     return report
@@ -256,3 +268,47 @@ async def _run_hooks(site: Site, hooks: list[tuple[str, Callable[..., Any]]], ra
             if inspect.isawaitable(result):
                 await result
         ran.append(f"{app}: {getattr(fn, '__qualname__', fn)}")
+
+
+async def _ensure_internal_indexes(site: Site) -> None:
+    """Indexes of fw's own collections: sessions expire by TTL."""
+    await site.db.collection("_fw_sessions").create_index([("expires_at", 1)], name="fw_ttl", expireAfterSeconds=0)
+    await site.db.collection("_fw_sessions").create_index([("user", 1)], name="fw_user")
+
+
+async def _sync_apps(site: Site, report: MigrateReport, progress: Progress | None, *, install: bool) -> None:
+    """Install apps of apps.txt new to this site; re-import the fixtures of the others (upserts that
+    skip unchanged documents); Scheduled Job Types and standard Report records follow the hooks."""
+    from engine.fixtures import import_app_fixtures
+    from engine.installer import install_pending, installed_apps
+    from engine.jobs.scheduler import sync_job_types
+
+    already = set(await installed_apps(site))
+    if install:
+        report.apps_installed = await install_pending(site, progress)
+    for app in site.apps.apps:
+        if app.name in already:
+            fixtures = await import_app_fixtures(site, app, progress)
+            report.fixtures_created += fixtures.created
+            report.fixtures_updated += fixtures.updated
+    await sync_job_types(site)
+    await _sync_reports(site)
+
+
+async def _sync_reports(site: Site) -> None:
+    """A Report record per standard app report (is_standard Yes), rewritten only when it changed."""
+    coll = site.db.collection("report")
+    now = now_str()
+    for report in site.apps.reports.values():
+        roles = [{"name": f"{report.name}-{i}", "role": role, "idx": i, "parent": report.name, "parentfield": "roles",
+                  "parenttype": "Report", "docstatus": 0} for i, role in enumerate(report.roles, start=1)]
+        record = {"report_name": report.name, "ref_doctype": report.ref_doctype, "report_type": report.report_type,
+                  "is_standard": "Yes", "module": report.module, "roles": roles, "disabled": 0,
+                  "add_total_row": int(bool(report.definition.get("add_total_row")))}
+        record = {k: v for k, v in record.items() if v is not None}
+        stored = await coll.find_one({"_id": report.name})
+        if stored and all(stored.get(k) == v for k, v in record.items()):
+            continue
+        await coll.update_one({"_id": report.name}, {
+            "$set": {**record, "modified": now, "modified_by": "Administrator"},
+            "$setOnInsert": {"creation": now, "owner": "Administrator", "docstatus": 0, "idx": 0}}, upsert=True)

@@ -4,6 +4,7 @@ one migrated database emptied before each test, and the fixture app `fwtest` loa
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from engine.settings import Settings
 from engine.site import Site
 
 FIXTURES = Path(__file__).parent / "fixtures"
+sys.path.insert(0, str(FIXTURES / "apps"))  # the fixture app `fwtest` is importable from test modules
 PRESERVED = {"_fw_state", "doctype"}
 
 

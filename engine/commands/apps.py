@@ -96,7 +96,7 @@ def install_app(app: str) -> None:
     async def go(settings: Settings) -> list[str]:
         async with opened_site(settings) as site:
             with status("Migrating") as progress:
-                await migrate(site, progress=progress)
+                await migrate(site, progress=progress, install=False)
             with status("Installing") as progress:
                 return await install(site, app, progress)
 

@@ -296,6 +296,8 @@ async def check_latest(op: Operation) -> None:
             _("Error: {0} ({1}) has been modified after you have opened it. Please refresh to get the latest "
               "document.", op.doc.name, _(op.doc.doctype)), field="modified")
     op.doc._data["modified"] = stored
+    for key in ("owner", "creation"):  # never changed by a save
+        op.doc._data[key] = (op.doc._stored or {}).get(key)
 
 
 async def write_version(op: Operation) -> None:

@@ -53,7 +53,7 @@ from server.openapi import build_openapi, openapi_bytes, openapi_document
 from tests.server.conftest import ApiUser
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
-EXAMPLES = int(os.environ.get("FW_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("FW_FUZZ_EXAMPLES", "60"))
 RANDOM = os.environ.get("FW_FUZZ_RANDOM") == "1"
 DOCTYPES = ["Test Note", "Test Customer", "Test Order", "Test Category"]
 
