@@ -76,7 +76,7 @@ class Document:
         if name in data:
             return data[name]
         meta = self.__dict__["_meta"]
-        if name in meta.queryable or name in CHILD_FIELDS:
+        if name in meta.fieldnames or name in CHILD_FIELDS:
             return [] if name in meta.by_name and meta.by_name[name].is_table else None
         raise AttributeError(f"{type(self).__name__} ({meta.name}) has no field or attribute {name!r}")
 
@@ -87,7 +87,7 @@ class Document:
             self.set(name, value)
 
     def _is_field(self, name: str) -> bool:
-        return name in self._meta.queryable or name in CHILD_FIELDS
+        return name in self._meta.fieldnames or name in CHILD_FIELDS
 
     def get(self, fieldname: str, default: Any = None) -> Any:
         value = self._data.get(fieldname)

@@ -49,7 +49,9 @@ async def get_doc(ctx: Context, doctype: str | Mapping[str, Any], name: str | No
     record = await store.load(ctx, meta, name)
     if record is None:
         if meta.issingle:
-            return new_doc(ctx, doctype)
+            doc = new_doc(ctx, doctype)
+            doc.name = doctype
+            return doc
         raise exc.DoesNotExistError(_("{0} {1} not found", _(doctype), name))
     cls = ctx.site.apps.controller(doctype)
     return cls(meta, record, ctx=ctx, stored=True)  # type: ignore[no-any-return]

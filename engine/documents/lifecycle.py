@@ -220,7 +220,7 @@ async def check_update_after_submit(op: Operation) -> None:
 
 async def persist_insert(op: Operation) -> None:
     doc = op.doc
-    record = _clean_record(doc.to_record())
+    record = _clean_record(doc.to_record(), doc.meta.table_fieldnames)
     if doc.meta.is_tree:
         record["_ancestors"] = await tree.ancestors_for(op.ctx, doc)
     if op.opts.ignore_if_duplicate and await store.load(op.ctx, doc.meta, doc.name, {"_id": 1}) is not None:
@@ -238,7 +238,7 @@ async def persist_update(op: Operation) -> None:
     doc._data["modified"] = op.now
     doc._data["modified_by"] = op.ctx.user
     _name_children(doc)
-    record = _clean_record(doc.to_record())
+    record = _clean_record(doc.to_record(), doc.meta.table_fieldnames)
     set_: dict[str, Any] = {}
     unset: list[str] = []
     for key, value in record.items():
@@ -268,13 +268,13 @@ async def _raise_not_latest(op: Operation) -> None:
           op.doc.name, _(op.doc.doctype)), field="modified")
 
 
-def _clean_record(record: dict[str, Any]) -> dict[str, Any]:
-    """Nulls are not stored (so sparse unique indexes work and documents stay small)."""
+def _clean_record(record: dict[str, Any], tables: frozenset[str]) -> dict[str, Any]:
+    """Nulls are not stored (so sparse unique indexes work and documents stay small); child rows too."""
     out: dict[str, Any] = {}
     for key, value in record.items():
         if value is None:
             continue
-        if isinstance(value, list) and value and isinstance(value[0], dict):
+        if key in tables and isinstance(value, list):
             value = [{k: v for k, v in row.items() if v is not None} for row in value]
         out[key] = value
     return out

@@ -213,14 +213,17 @@ class Meta:
         self.by_name: dict[str, DocFieldSchema] = {f.fieldname: f for f in fields if f.fieldname}
         self.value_fields = [f for f in fields if f.has_value]
         self.table_fields = [f for f in fields if f.is_table]
+        self.table_fieldnames = frozenset(f.fieldname for f in self.table_fields)
         self.link_fields = [f for f in fields if f.fieldtype == "Link"]
         self.unique_fields = [f for f in fields if f.unique and f.has_value]
         self.fetch_fields = [f for f in fields if f.fetch_from]
         self.password_fields = [f for f in fields if f.fieldtype == "Password"]
         self.standard = STANDARD_FIELDS + (CHILD_FIELDS if self.istable else ())
         self.data_fieldnames: frozenset[str] = frozenset(f.fieldname for f in self.value_fields)
-        self.queryable: frozenset[str] = frozenset(self.standard) | self.data_fieldnames | frozenset(
+        self.fieldnames: frozenset[str] = frozenset(self.standard) | self.data_fieldnames | frozenset(
             f.fieldname for f in self.table_fields)
+        # what queries may name: every field but passwords (their stored hashes never leave the engine)
+        self.queryable: frozenset[str] = self.fieldnames - {f.fieldname for f in self.password_fields}
         self.permlevels = frozenset(f.permlevel for f in fields if f.fieldname) | {0}
 
     def _implicit_fields(self, fields: list[DocFieldSchema]) -> list[DocFieldSchema]:

@@ -5,7 +5,6 @@ Responses are plain dicts: documents as `as_dict()` with fields the caller may n
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,8 +16,6 @@ from engine.documents.factory import get_doc, new_doc
 from engine.meta.schema import Meta
 from engine.methods.args import bool_arg, json_arg
 from engine.query import listing
-from engine.query.ast import walk
-from engine.query.parse import parse_filters, parse_or_filters
 from engine.translation import _
 from engine.whitelisted import whitelist
 
@@ -80,67 +77,6 @@ async def get(ctx: Context, doctype: str, name: str | None = None, filters: Any 
     return await readable_dict(ctx, doc)
 
 
-MAX_OFFSET = 2**53  # MongoDB's skip is a 64-bit int; no list is ever this long
-
-
-def _check_offset(value: Any) -> None:
-    try:
-        start = int(value or 0)
-    except (TypeError, ValueError):
-        return  # the query layer names the mistake
-    if start > MAX_OFFSET:
-        raise exc.DataError(_("limit_start is too large"), field="limit_start")
-
-
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-
-
-def _password_fieldnames(ctx: Context, meta: Meta) -> frozenset[str]:
-    names = {f.fieldname for f in meta.password_fields if f.fieldname}
-    for table in meta.table_fields:
-        names |= {f.fieldname for f in ctx.meta(table.options or "").password_fields if f.fieldname}
-    return frozenset(names)
-
-
-async def without_passwords(ctx: Context, meta: Meta, fields: Any, filters: Any = None, or_filters: Any = None,
-                            order_by: Any = None, group_by: Any = None) -> Any:
-    """Password fields (their hashes) never leave the server: refused when a query names them, and
-    left out of `*`. Returns `fields` with any `*` expanded without them.
-
-    (Defence in depth: `engine.query.compile` lets Password fields through `*` and named columns.)
-    """
-    secret = _password_fieldnames(ctx, meta)
-    if not secret:
-        return fields
-
-    def refuse(name: str) -> exc.DataError:
-        return exc.DataError(_("Field not permitted in query: {0}", name), field=name)
-
-    items = json_arg(fields, "fields", kinds=(list,)) if isinstance(fields, str) and fields.lstrip().startswith("[") \
-        else (fields.split(",") if isinstance(fields, str) else fields)
-    out: Any = items
-    if isinstance(items, list):
-        out = []
-        for item in items:
-            if isinstance(item, str) and item.strip() in ("*", f"`tab{meta.name}`.*", f"tab{meta.name}.*"):
-                readable = await permissions.readable_fields(ctx, meta)
-                names = dict.fromkeys([*meta.standard, *(f.fieldname for f in meta.value_fields)])
-                out += [f for f in names if f not in secret and (readable is None or f == "name" or f in readable)]
-                continue
-            if isinstance(item, str) and (hit := secret & set(_WORD.findall(item))):
-                raise refuse(sorted(hit)[0])
-            out.append(item)
-    for text in (order_by, group_by):
-        if isinstance(text, str) and (hit := secret & set(_WORD.findall(text))):
-            raise refuse(sorted(hit)[0])
-    for node in (parse_filters(meta, filters, child_meta=ctx.meta), parse_or_filters(meta, or_filters,
-                                                                                      child_meta=ctx.meta)):
-        for cond in walk(node):
-            if cond.field in secret:
-                raise refuse(cond.field)
-    return out
-
-
 @whitelist(path="fw.client.get_list")
 async def get_list(ctx: Context, doctype: str, fields: Any = None, filters: Any = None, group_by: str | None = None,
                    order_by: str | None = None, limit_start: Any = None, limit_page_length: Any = 20,
@@ -148,8 +84,6 @@ async def get_list(ctx: Context, doctype: str, fields: Any = None, filters: Any 
                    limit: Any = None) -> list[Any]:
     filters, or_filters = json_arg(filters, "filters"), json_arg(or_filters, "or_filters")
     fields = json_arg(fields, "fields", kinds=(list, str)) if fields else None
-    _check_offset(limit_start)
-    fields = await without_passwords(ctx, ctx.meta(doctype), fields, filters, or_filters, order_by, group_by)
     return await listing.get_list(
         ctx, doctype, fields=fields, filters=filters, or_filters=or_filters, order_by=order_by,
         group_by=group_by, limit_start=limit_start, limit_page_length=limit_page_length, limit=limit,
@@ -159,7 +93,6 @@ async def get_list(ctx: Context, doctype: str, fields: Any = None, filters: Any 
 @whitelist(path="fw.client.get_count")
 async def get_count(ctx: Context, doctype: str, filters: Any = None, debug: Any = False, cache: Any = False) -> int:
     filters = json_arg(filters, "filters")
-    await without_passwords(ctx, ctx.meta(doctype), None, filters)
     return await listing.count(ctx, doctype, filters)
 
 
@@ -172,8 +105,6 @@ async def get_value(ctx: Context, doctype: str, fieldname: Any, filters: Any = N
         raise exc.DataError(_("fieldname must be a field name or a list of field names"), field="fieldname")
     if not isinstance(filters, str) or filters.lstrip().startswith(("{", "[")):
         filters = json_arg(filters, "filters")
-    await without_passwords(ctx, ctx.meta(doctype), fields if isinstance(fields, list) else [fields],
-                            filters if not isinstance(filters, str) else None)
     want_dict = bool_arg(as_dict, "as_dict")
     rows = await listing.get_list(ctx, doctype, fields=fields if isinstance(fields, list) else [fields],
                                   filters={"name": filters} if isinstance(filters, str) else filters,

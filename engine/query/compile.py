@@ -245,7 +245,7 @@ def _field_items(fields: Any) -> list[str]:
 
 
 def _star(meta: Meta, readable: frozenset[str] | None) -> list[str]:
-    names = dict.fromkeys([*meta.standard, *(f.fieldname for f in meta.value_fields)])
+    names = dict.fromkeys([*meta.standard, *(f.fieldname for f in meta.value_fields if f.fieldname in meta.queryable)])
     return [f for f in names if readable is None or f == "name" or f in readable]
 
 

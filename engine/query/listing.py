@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from engine.meta.schema import Meta
 
 
+MAX_OFFSET = 2**62  # MongoDB's skip is a 64-bit integer
+
+
 def page_length(value: Any, *, default: int, cap: int | None) -> int:
     """0 means "up to the cap" (unlimited for trusted callers with no cap)."""
     if value in (None, ""):
@@ -47,8 +50,8 @@ def _offset(value: Any) -> int:
         start = int(value or 0)
     except (TypeError, ValueError):
         raise exc.DataError(_("limit_start must be a whole number"), field="limit_start") from None
-    if start < 0:
-        raise exc.DataError(_("limit_start cannot be negative"), field="limit_start")
+    if not 0 <= start <= MAX_OFFSET:
+        raise exc.DataError(_("limit_start must be between 0 and {0}", MAX_OFFSET), field="limit_start")
     return start
 
 

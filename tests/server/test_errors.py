@@ -425,10 +425,6 @@ async def test_user_language_wins_over_header(client: httpx.AsyncClient, ctx: Co
     assert refused(r, 417)["errors"][0]["message"] == "Refused by the fixture: Y"
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="engine/documents/lifecycle.py _clean_record (~line 277) treats every list of dicts as "
-                          "child rows: a JSON field holding [{...}, []] crashes (500), and nulls inside "
-                          "[{...}] are silently dropped")
 async def test_json_field_list_values_round_trip(site: Site, admin: ApiUser) -> None:
     async with await _app_client(site) as c:
         r = await c.post(NOTE, json={"title": "x", "config": [{"a": None, "b": 1}, []]}, headers=admin.token)
