@@ -19,7 +19,7 @@ from engine import exceptions as exc
 from engine.migrate import migrate
 from engine.settings import Settings, get_settings
 from engine.site import Site, open_site
-from server import errors, openapi
+from server import errors, openapi, realtime
 from server.middleware import BodyLimitMiddleware, RequestIdMiddleware
 from server.routes import method, resource
 
@@ -34,6 +34,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
         own = site is None
         current = site or await open_site(settings)
         app.state.site = current
+        realtime.attach_publisher(current, sio)
         try:
             if own:
                 report = await migrate(current)
@@ -52,7 +53,9 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     with contextlib.suppress(OSError):
         assets.mkdir(parents=True, exist_ok=True)
     routes.append(Mount("/assets", app=StaticFiles(directory=assets, check_dir=False), name="assets"))
+    sio = realtime.create_realtime(lambda: app.state.site, settings)
     middleware = [
+        Middleware(realtime.SocketIOMiddleware, sio=sio),
         Middleware(RequestIdMiddleware),
         Middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes),
         Middleware(GZipMiddleware, minimum_size=1024),
@@ -69,8 +72,10 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
         Exception: errors.handle_unexpected,
     })
     app.state.settings = settings
+    app.state.sio = sio
     if site is not None:
         app.state.site = site
+        realtime.attach_publisher(site, sio)
     return app
 
 
