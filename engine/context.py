@@ -63,8 +63,8 @@ class Context:
 
     # -- transactions -------------------------------------------------------------------------
 
-    async def write_session(self) -> Any:
-        return await self.uow.write_session() if self.uow else None
+    async def write_session(self, *, final: bool = False) -> Any:
+        return await self.uow.write_session(final=final) if self.uow else None
 
     def read_session(self) -> Any:
         return self.uow.read_session() if self.uow else None
@@ -87,7 +87,10 @@ class Context:
     # -- user feedback ------------------------------------------------------------------------
 
     def msgprint(self, message: str, *, title: str | None = None, indicator: str | None = None,
-                 alert: bool = False, **extra: Any) -> None:
+                 alert: bool = False, realtime: bool = False, **extra: Any) -> None:
+        """A message for the user: in the response (`_server_messages`), or with `realtime=True`
+        as a socket.io `msgprint` event to room `user:<user>` (after the commit, when in a unit of
+        work; dropped on rollback)."""
         entry: dict[str, Any] = {"message": message}
         if title:
             entry["title"] = title
@@ -96,6 +99,11 @@ class Context:
         if alert:
             entry["alert"] = 1
         entry.update(extra)
+        if realtime:
+            from engine.realtime import publish_soon
+
+            publish_soon(self, "msgprint", entry, user=self.user)
+            return
         self.messages.append(entry)
 
 

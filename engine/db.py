@@ -250,10 +250,15 @@ class UnitOfWork:
     def in_transaction(self) -> bool:
         return self.session is not None and self.session.in_transaction
 
-    async def write_session(self) -> Any:
-        """The session a write must use; opens the transaction on the first write."""
+    async def write_session(self, *, final: bool = False) -> Any:
+        """The session a write must use; opens the transaction on the first write.
+
+        `final=True` says this write is certainly the unit's last one: if it is also the first, it
+        runs without a transaction (a single-document write is atomic by itself) and saves the
+        commit round trip. Any later write in the unit would then open a transaction of its own.
+        """
         self.writes += 1
-        if not self.db.transactional:
+        if not self.db.transactional or (final and self.writes == 1 and not self.in_transaction):
             return None
         if self.session is None:
             self.session = self.db.start_session()

@@ -6,6 +6,7 @@ With FW_REDIS_URL, messages go through Redis so clients on every server process 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -87,6 +88,31 @@ async def publish_realtime(ctx: Context, event: str, message: Any = None, room: 
         ctx.after_commit(later)
         return
     await _emit(ctx.site, event, message, target)
+
+
+_pending: set[asyncio.Task[None]] = set()
+
+
+def publish_soon(ctx: Context, event: str, message: Any = None, *, room: str | None = None, user: str | None = None,
+                 doctype: str | None = None, docname: str | None = None) -> None:
+    """`publish_realtime` from synchronous code (e.g. `ctx.msgprint(..., realtime=True)`): after the
+    commit inside a unit of work (dropped on rollback), else right away in the background."""
+    target = room_for(ctx, event, room, user, doctype, docname)
+    site = ctx.site
+    if ctx.uow is not None:
+        async def later() -> None:
+            await _emit(site, event, message, target)
+
+        ctx.after_commit(later)
+        return
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:  # a thread without an event loop: the publisher belongs to another loop
+        log.warning("realtime %s to %s dropped: published outside the event loop and a unit of work", event, target)
+        return
+    task = loop.create_task(_emit(site, event, message, target))
+    _pending.add(task)
+    task.add_done_callback(_pending.discard)
 
 
 def notify_change(ctx: Context, doc: Document, *, deleted: bool = False) -> None:

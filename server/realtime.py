@@ -7,6 +7,7 @@ from __future__ import annotations
 import logging
 from http.cookies import SimpleCookie
 from typing import Any
+from urllib.parse import urlsplit
 
 import socketio
 
@@ -46,12 +47,31 @@ async def _user_from_environ(site: Site, environ: dict[str, Any], auth_data: Any
     return session.user if session else None
 
 
+def origin_check(cors_origins: list[str]) -> Any:
+    """Browsers' `Origin` must name this server's own host (as Frappe's socket server requires) or
+    one of FW_CORS_ORIGINS; clients that send no Origin (not browsers) are let through. Without the
+    check any web page could open a socket with a visitor's `sid` cookie."""
+
+    def allowed(origin: str | None, environ: dict[str, Any]) -> bool:
+        if not origin:
+            return True
+        if "*" in cors_origins or origin in cors_origins:
+            return True
+        netloc = urlsplit(origin).netloc.lower()
+        hosts = {environ.get("HTTP_HOST", "")} | {
+            h.strip() for h in environ.get("HTTP_X_FORWARDED_HOST", "").split(",") if h.strip()}
+        return bool(netloc) and netloc in {h.lower() for h in hosts}
+
+    return allowed
+
+
 def create_realtime(site_getter: Any, settings: Any) -> socketio.AsyncServer:
     manager = None
     if settings.redis_url:
         manager = socketio.AsyncRedisManager(settings.redis_url, channel=f"fw-realtime-{settings.db_name}")
     sio = socketio.AsyncServer(async_mode="asgi", client_manager=manager,
-                               cors_allowed_origins=settings.cors_origins or [], logger=False, engineio_logger=False)
+                               cors_allowed_origins=origin_check(list(settings.cors_origins or [])), logger=False,
+                               engineio_logger=False)
 
     @sio.event
     async def connect(sid: str, environ: dict[str, Any], auth_data: Any = None) -> None:

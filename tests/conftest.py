@@ -18,6 +18,7 @@ from engine.hooks import AppRegistry, registry_from_settings
 from engine.migrate import sync_schema
 from engine.settings import Settings
 from engine.site import Site
+from tests.support.redis_server import RedisServer, start_redis
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "apps"))  # the fixture app `fwtest` is importable from test modules
@@ -80,3 +81,11 @@ async def site(session_site: Site) -> AsyncIterator[Site]:
 @pytest.fixture
 def ctx(site: Site) -> Context:
     return site.context("Administrator")
+
+
+@pytest.fixture(scope="session")
+def redis_server() -> Iterator[RedisServer]:
+    """A private redis-server for the session (never the machine's Redis)."""
+    server = start_redis()
+    yield server
+    server.stop()

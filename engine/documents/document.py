@@ -214,9 +214,12 @@ class Document:
                 field = meta.by_name.get(key)
                 if field is not None and field.is_table:
                     data[key] = self._load_rows(key, value)
+                elif isinstance(value, dict | list):  # a JSON value: the document gets its own copy
+                    data[key] = copy.deepcopy(value)
                 else:
                     data[key] = value
-        object.__setattr__(self, "_stored", self._snapshot())
+        # the record itself is the snapshot: nothing else holds it, and the document never mutates it
+        object.__setattr__(self, "_stored", record)
 
     def _load_rows(self, table: str, rows: list[dict[str, Any]] | None) -> list[Document]:
         meta = self._child_meta(table)

@@ -45,6 +45,7 @@ class Operation:
     action: Action
     now: str
     old_docstatus: int | None = None
+    final_write: bool = False  # the persist is the unit of work's last write (no transaction needed)
     counted_name: bool = False  # from a counter or random: cannot clash, so no duplicate pre-check
 
 
@@ -227,7 +228,7 @@ async def persist_insert(op: Operation) -> None:
         doc.flags["duplicate"] = True
         return
     await _refuse_duplicates(op, record, check_name=not op.counted_name)
-    await store.insert(op.ctx, doc.meta, record)
+    await store.insert(op.ctx, doc.meta, record, final=op.final_write)
     doc.mark_stored()
 
 
@@ -252,7 +253,8 @@ async def persist_update(op: Operation) -> None:
         await _refuse_duplicates(op, record, check_name=False, fields=changed_unique)
     if doc.meta.is_tree and (doc.meta.nsm_parent_field in set_ or doc.meta.nsm_parent_field in unset):
         set_["_ancestors"] = await tree.move(op.ctx, doc)
-    matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected)
+    final = op.final_write and not doc.meta.is_tree
+    matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected, final=final)
     if not matched:
         await _raise_not_latest(op)
     doc.flags["version_before"] = stored
@@ -351,7 +353,33 @@ _SAVE_STEPS = {Action.SAVE: SAVE, Action.SUBMIT: SUBMIT, Action.UPDATE_AFTER_SUB
                Action.CANCEL: CANCEL}
 
 
+POST_WRITE_EVENTS = {
+    Action.INSERT: ("after_insert", "on_update", "on_change"),
+    Action.SAVE: ("on_update", "on_change"),
+    Action.SUBMIT: ("after_insert", "on_update", "on_submit", "on_change"),
+    Action.UPDATE_AFTER_SUBMIT: ("on_update_after_submit", "on_change"),
+    Action.CANCEL: ("on_cancel", "on_change"),
+}
+
+
+def _nothing_after_write(op: Operation) -> bool:
+    """True when no step after the persist can write or fail: no hooks for the post-write events
+    (controller or doc_events), no Version record."""
+    doc = op.doc
+    if doc.meta.track_changes:
+        return False
+    apps = op.ctx.site.apps
+    for event in POST_WRITE_EVENTS[op.action]:
+        if getattr(type(doc), event, None) is not None or apps.handlers(doc.doctype, event):
+            return False
+    return True
+
+
 async def _run(op: Operation, steps: tuple[Step, ...]) -> Document:
+    # the write may skip the transaction only when this operation is all the unit of work does:
+    # it owns the unit, or the caller (a route doing one operation) said so
+    alone = op.ctx.uow is None or bool(op.ctx.flags.get("single_operation"))
+    op.final_write = alone and _nothing_after_write(op)
     async with unit_of_work(op.ctx):
         for step in steps:
             await step(op)

@@ -70,9 +70,11 @@ async def aggregate(ctx: Context, meta: Meta, pipeline: list[dict[str, Any]]) ->
     return await db.aggregate(collection(ctx, meta), pipeline, session=ctx.read_session())
 
 
-async def insert(ctx: Context, meta: Meta, record: dict[str, Any]) -> None:
-    """Insert a full record (`_id` set). Duplicate names and unique violations become engine errors."""
-    session = await ctx.write_session()
+async def insert(ctx: Context, meta: Meta, record: dict[str, Any], *, final: bool = False) -> None:
+    """Insert a full record (`_id` set). Duplicate names and unique violations become engine errors.
+
+    `final`: the unit of work writes nothing after this (see `UnitOfWork.write_session`)."""
+    session = await ctx.write_session(final=final)
     with db.translate_errors(meta.name, _unique_labels(meta)):
         await collection(ctx, meta).insert_one(record, session=session)
 
@@ -86,7 +88,7 @@ async def insert_many(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -
 
 
 async def update(ctx: Context, meta: Meta, name: str, set_: dict[str, Any], unset: list[str] | None = None,
-                 *, expected_modified: str | None = None) -> bool:
+                 *, expected_modified: str | None = None, final: bool = False) -> bool:
     """Apply `$set`/`$unset` to one record. With `expected_modified`, only if it still matches.
 
     Returns False when no record matched (missing, or modified in between).
@@ -101,7 +103,7 @@ async def update(ctx: Context, meta: Meta, name: str, set_: dict[str, Any], unse
         change["$unset"] = dict.fromkeys(unset, "")
     if not change:
         return True
-    session = await ctx.write_session()
+    session = await ctx.write_session(final=final)
     with db.translate_errors(meta.name, _unique_labels(meta)):
         result = await collection(ctx, meta).update_one(filter, change, session=session)
     return bool(result.matched_count)

@@ -27,6 +27,7 @@ class JobPayload:
     on_success: str | None = None
     on_failure: str | None = None
     scheduled_job_type: str | None = None
+    scheduled_due: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -11,7 +11,7 @@ import asyncio
 import logging
 import uuid
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
 from engine import exceptions as exc
@@ -26,6 +26,17 @@ if TYPE_CHECKING:
 log = logging.getLogger("fw.jobs")
 ARQ_FUNCTION = "fw_run_job"
 JOB_PREFIX, IN_PROGRESS_PREFIX, RESULT_PREFIX = "arq:job:", "arq:in-progress:", "arq:result:"
+
+
+JOB_EXPIRES = timedelta(days=7)  # a queued job not started within a week is dropped
+_Y2K_MS = 946_684_800_000
+
+
+def front_of_queue() -> datetime:
+    """The score of an `at_front` job: arq runs the lowest score first, so mirror "now" around
+    2000-01-01; every at_front job sorts before all normal ones, the latest first (Frappe's LPUSH)."""
+    now_ms = datetime.now(UTC).timestamp() * 1000
+    return datetime.fromtimestamp((_Y2K_MS - (now_ms - _Y2K_MS)) / 1000, UTC)
 
 
 def queue_key(site_name: str, queue: str) -> str:
@@ -89,7 +100,9 @@ class ArqBackend:
             from arq.connections import RedisSettings
 
             try:
-                self._pool = await create_pool(RedisSettings.from_dsn(self.redis_url), retry=0)
+                redis_settings = RedisSettings.from_dsn(self.redis_url)
+                redis_settings.conn_retries = 0  # a request must not hang retrying: fail now, clearly
+                self._pool = await create_pool(redis_settings)
             except Exception as e:
                 raise exc.ConfigurationError(
                     f"Redis at FW_REDIS_URL is not reachable ({e}); the job was not queued") from e
@@ -106,7 +119,7 @@ class ArqBackend:
             job = await pool.enqueue_job(
                 ARQ_FUNCTION, payload.to_dict(), _job_id=payload.job_id,
                 _queue_name=queue_key(self.site.name, payload.queue),
-                _defer_until=datetime(2000, 1, 1, tzinfo=UTC) if at_front else None)
+                _defer_until=front_of_queue() if at_front else None, _expires=JOB_EXPIRES)
         except exc.FwError:
             raise
         except Exception as e:
@@ -119,7 +132,10 @@ class ArqBackend:
 
         pool = await self.pool()
         if await pool.exists(f"{RESULT_PREFIX}{job_id}"):
-            info = await Job(job_id, pool).result_info()
+            try:
+                info = await Job(job_id, pool).result_info()
+            except Exception:  # a result that no longer unpickles is still a finished job
+                return "failed"
             return "finished" if info is not None and info.success else "failed"
         if await pool.exists(f"{IN_PROGRESS_PREFIX}{job_id}"):
             return "started"

@@ -56,9 +56,10 @@ async def _job_log(site: Site, payload: JobPayload, status: str, name: str | Non
     stamp = now_str()
     if name is None:
         name = hash_name()
-        await coll.insert_one({"_id": name, "scheduled_job_type": payload.scheduled_job_type, "status": status,
-                               "started_at": stamp, "owner": "Administrator", "modified_by": "Administrator",
-                               "creation": stamp, "modified": stamp, "docstatus": 0, "idx": 0})
+        record = {"_id": name, "scheduled_job_type": payload.scheduled_job_type, "status": status,
+                  "due_at": payload.scheduled_due, "started_at": stamp, "owner": "Administrator",
+                  "modified_by": "Administrator", "creation": stamp, "modified": stamp, "docstatus": 0, "idx": 0}
+        await coll.insert_one({k: v for k, v in record.items() if v is not None})
     else:
         change = {"status": status, "finished_at": stamp, "modified": stamp}
         if details:

@@ -103,7 +103,12 @@ async def tick(site: Site, now: datetime | None = None) -> list[str]:
             "next_execution": _fmt(croniter(cron, now).get_next(datetime))}})
         if not claimed.modified_count:
             continue  # another scheduler took this due time
-        enqueued.append(await _enqueue(site, event, row["_id"], due_text))
+        try:
+            enqueued.append(await _enqueue(site, event, row["_id"], due_text))
+        except Exception:
+            # not queued (e.g. Redis down): give the due time back so a later tick retries it
+            await coll.update_one({"_id": row["_id"], "_last_due": due_text}, {"$set": {"_last_due": last}})
+            log.exception("could not enqueue %s for %s", row["_id"], due_text)
     return enqueued
 
 
@@ -112,7 +117,7 @@ async def _enqueue(site: Site, event: ScheduledEvent, job_type: str, due: str) -
     timeout = site.settings.job_queue_timeouts.get(event.queue, DEFAULT_TIMEOUTS.get(event.queue, 300))
     payload = JobPayload(site=site.name, user="Administrator", lang="en", method=event.path, queue=event.queue,
                          timeout=float(timeout), job_id=f"{site.name}::scheduled::{job_type}::{due}",
-                         job_name=job_type, scheduled_job_type=job_type)
+                         job_name=job_type, scheduled_job_type=job_type, scheduled_due=due)
     await backend_for(ctx.site).submit(payload, at_front=False)
     log.info("scheduled %s for %s", job_type, due)
     return payload.job_id

@@ -1,32 +1,66 @@
 """`fw worker --queue default,long`: one arq worker per queue in one process, sharing the site.
 
-Several worker processes may share queues. A job whose worker dies mid-run is picked up again
-when its in-progress lease expires (arq retries it, up to `max_tries`), so it never vanishes.
+Several worker processes may share queues. Taking a job sets arq's in-progress key (the lease);
+fw sets its expiry to the job's own deadline (start + timeout) plus `LEASE_GRACE` seconds, and
+keeps extending it while a job past its deadline is still being wound up (Error Log, callbacks).
+A job whose worker dies mid-run is therefore picked up again by another worker once the lease
+expires (arq counts the try; after `max_tries` it is recorded failed), so it never vanishes.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
+import time
 from typing import Any
 
 from engine.jobs import runner
 from engine.jobs.payload import JobPayload
-from engine.jobs.queue import ARQ_FUNCTION, queue_key
+from engine.jobs.queue import ARQ_FUNCTION, IN_PROGRESS_PREFIX, queue_key
 from engine.settings import Settings
 from engine.site import Site, open_site
 
 log = logging.getLogger("fw.worker")
 MAX_TIMEOUT = 24 * 3600
+CLAIM_LEASE = 60  # s: the lease from taking a job until fw_run_job sets the job's own
+LEASE_GRACE = 5.0  # s past a job's deadline before another worker may take it over
+SHUTDOWN_WAIT = 30.0  # s a stopping worker waits for its running jobs before handing them back
+
+
+class JobFailed(Exception):
+    """What arq records for a failed job: always picklable (the Error Log has the traceback)."""
+
+
+async def _hold_lease(redis: Any, job_id: str, deadline: float) -> None:
+    """Keep the in-progress key alive until `deadline` + grace, and past it while we still run."""
+    key = f"{IN_PROGRESS_PREFIX}{job_id}"
+    while True:
+        expires = max(deadline, time.time()) + LEASE_GRACE
+        await redis.pexpire(key, max(int((expires - time.time()) * 1000), 1))
+        await asyncio.sleep(LEASE_GRACE / 2.5)
 
 
 async def fw_run_job(arq_ctx: dict[str, Any], payload: dict[str, Any]) -> Any:
     site: Site = arq_ctx["site"]
     job = JobPayload.from_dict(payload)
     if job.site != site.name:
-        raise RuntimeError(f"job {job.job_id} belongs to site {job.site!r}, this worker serves {site.name!r}")
-    return await runner.execute(site, job)
+        raise JobFailed(f"job {job.job_id} belongs to site {job.site!r}, this worker serves {site.name!r}")
+    redis = arq_ctx.get("redis")
+    lease = None
+    if redis is not None:
+        deadline = time.time() + (job.timeout or MAX_TIMEOUT)
+        lease = asyncio.create_task(_hold_lease(redis, arq_ctx.get("job_id") or job.job_id, deadline))
+    try:
+        return await runner.execute(site, job)
+    except Exception as e:
+        raise JobFailed(f"{type(e).__name__}: {e}"[:2000]) from None
+    finally:
+        if lease is not None:
+            lease.cancel()
+            with contextlib.suppress(BaseException):
+                await lease
 
 
 def build_workers(site: Site, queues: list[str], *, burst: bool = False, max_jobs: int = 10) -> list[Any]:
@@ -36,12 +70,14 @@ def build_workers(site: Site, queues: list[str], *, burst: bool = False, max_job
     assert site.settings.redis_url, "fw worker needs FW_REDIS_URL"
     workers = []
     for queue in queues:
-        workers.append(Worker(
+        worker = Worker(
             functions=[func(fw_run_job, name=ARQ_FUNCTION, timeout=MAX_TIMEOUT)],  # fw enforces each job's own
             queue_name=queue_key(site.name, queue), redis_settings=RedisSettings.from_dsn(site.settings.redis_url),
-            ctx={"site": site}, burst=burst, max_jobs=max_jobs, handle_signals=False, poll_delay=0.2,
-            keep_result=3600, max_tries=3, job_completion_wait=30, health_check_interval=30,
-            expires_extra_ms=7 * 24 * 3600 * 1000))
+            ctx={"site": site}, burst=burst, max_jobs=max_jobs, handle_signals=False, poll_delay=0.1,
+            keep_result=3600, max_tries=3, job_completion_wait=SHUTDOWN_WAIT, health_check_interval=30,
+            expires_extra_ms=7 * 24 * 3600 * 1000)
+        worker.in_progress_timeout_s = CLAIM_LEASE  # not arq's "longest timeout + 10 s" (a day here)
+        workers.append(worker)
     return workers
 
 
@@ -64,11 +100,15 @@ async def run_workers(settings: Settings, queues: list[str], *, burst: bool = Fa
     finally:
         for w in workers:
             w.allow_pick_jobs = False
-        await asyncio.gather(*(asyncio.wait_for(w._sleep_until_tasks_complete(), 30) for w in workers),
+        await asyncio.gather(*(asyncio.wait_for(w._sleep_until_tasks_complete(), SHUTDOWN_WAIT) for w in workers),
                              return_exceptions=True)
-        for w in workers:
-            await w.close()
+        for w in workers:  # jobs still running now are cancelled: arq puts them back on the queue
+            try:
+                await w.close()
+            except (Exception, asyncio.CancelledError):
+                log.exception("closing the worker of %s failed", w.queue_name)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
         await site.close()
+        log.info("fw worker stopped")

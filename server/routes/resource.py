@@ -41,6 +41,7 @@ async def create_doc(request: Request) -> Response:
     data = await document_body(request)
 
     async def call(ctx: Context) -> dict[str, Any]:
+        ctx.flags["single_operation"] = True  # this request writes one document and nothing else
         doc = await client.input_document(ctx, _doctype(request), data).insert()
         return await client.readable_dict(ctx, doc, no_nulls=True)
 
@@ -65,6 +66,7 @@ async def update_doc(request: Request) -> Response:
     data = await document_body(request)
 
     async def call(ctx: Context) -> dict[str, Any]:
+        ctx.flags["single_operation"] = True  # this request writes one document and nothing else
         doc = await client.update(ctx, _doctype(request), request.path_params["name"], data)
         return await client.readable_dict(ctx, doc, no_nulls=True)
 

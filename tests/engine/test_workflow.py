@@ -42,7 +42,7 @@ async def order_workflow(ctx: Context) -> None:
     assert ctx.site.meta.workflows["Test Order"].field == "workflow_state"
 
 
-async def make_order(ctx: Context, rate: float = 2.0):  # noqa: ANN201
+async def make_order(ctx: Context, rate: float = 2.0):
     await new_doc(ctx, "Test Customer", customer_name=f"C{rate}").insert()
     return await new_doc(ctx, "Test Order", customer=f"C{rate}", posting_date="2026-01-01",
                          items=[{"item": "a", "qty": 1, "rate": rate}]).insert()

@@ -1,0 +1,81 @@
+"""When a unit of work's only write is a lifecycle's final persist, it skips the transaction (a
+single-document write is atomic); anything that could write or fail afterwards keeps it."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import exceptions as exc
+from engine.context import Context, unit_of_work
+from engine.documents.factory import get_doc, new_doc
+from engine.query.listing import count
+
+
+@pytest.fixture(autouse=True)
+def no_star_hooks(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fixture app registers a `doc_events["*"]` on_change handler for every doctype; these tests
+    are about doctypes with no post-write hooks, so Test Customer's are hidden here."""
+    real = ctx.site.apps.handlers
+
+    def handlers(doctype: str, event: str):
+        return () if doctype == "Test Customer" else real(doctype, event)
+
+    monkeypatch.setattr(ctx.site.apps, "handlers", handlers)
+
+
+async def test_lone_insert_without_post_write_hooks_uses_no_transaction(ctx: Context) -> None:
+    async with unit_of_work(ctx):
+        ctx.flags["single_operation"] = True
+        await new_doc(ctx, "Test Customer", customer_name="Solo").insert()
+        assert ctx.uow is not None and ctx.uow.session is None and ctx.uow.writes == 1
+    assert await count(ctx, "Test Customer") == 1
+
+
+async def test_lone_save_without_post_write_hooks_uses_no_transaction(ctx: Context) -> None:
+    await new_doc(ctx, "Test Customer", customer_name="Solo").insert()
+    async with unit_of_work(ctx):
+        ctx.flags["single_operation"] = True
+        doc = await get_doc(ctx, "Test Customer", "Solo")
+        doc.region = "East"
+        await doc.save()
+        assert ctx.uow is not None and ctx.uow.session is None
+    assert (await get_doc(ctx, "Test Customer", "Solo")).region == "East"
+
+
+async def test_post_write_hooks_keep_the_transaction(ctx: Context) -> None:
+    async with unit_of_work(ctx):
+        ctx.flags["single_operation"] = True
+        await new_doc(ctx, "Test Note", title="has after_insert").insert()  # TestNote defines after_insert
+        assert ctx.uow is not None and ctx.uow.in_transaction
+    with pytest.raises(exc.ValidationError):
+        await new_doc(ctx, "Test Note", title="fail-after-insert").insert()
+    assert await count(ctx, "Test Note") == 1  # the failing one was rolled back
+
+
+async def test_track_changes_keeps_the_transaction(ctx: Context) -> None:
+    await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
+    async with unit_of_work(ctx):
+        ctx.flags["single_operation"] = True
+        await new_doc(ctx, "Test Order", customer="Acme", posting_date="2026-01-01").insert()
+        assert ctx.uow is not None and ctx.uow.in_transaction
+
+
+async def test_unit_of_work_with_several_operations_stays_transactional(ctx: Context) -> None:
+    with pytest.raises(RuntimeError):
+        async with unit_of_work(ctx):
+            await new_doc(ctx, "Test Customer", customer_name="One").insert()
+            assert ctx.uow is not None and ctx.uow.in_transaction  # not marked single: transactional
+            await new_doc(ctx, "Test Customer", customer_name="Two").insert()
+            raise RuntimeError("boom")
+    assert await count(ctx, "Test Customer") == 0
+
+
+async def test_earlier_write_in_the_unit_forces_the_transaction(ctx: Context) -> None:
+    with pytest.raises(RuntimeError):
+        async with unit_of_work(ctx):
+            ctx.flags["single_operation"] = True
+            await ctx.db.collection("test_customer").insert_one(
+                {"_id": "raw", "customer_name": "raw"}, session=await ctx.write_session())
+            await new_doc(ctx, "Test Customer", customer_name="Later").insert()
+            raise RuntimeError("boom")
+    assert await count(ctx, "Test Customer") == 0
