@@ -72,12 +72,13 @@ async def _filter_for(ctx: Context, meta: Meta, filters: Any, or_filters: Any, *
 def _shape(raw: dict[str, Any], spec: FieldSpec) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for col in spec.columns:
-        if col.field == "name":
+        field = col.field
+        if field == "name":
             row[col.key] = raw.get("_id")
-        elif col.child is not None:
-            row[col.key] = [r.get(col.child) for r in raw.get(col.field or "") or []]
+        elif col.child is None:
+            row[col.key] = raw.get(field)  # type: ignore[arg-type]
         else:
-            row[col.key] = raw.get(col.field or "")
+            row[col.key] = [r.get(col.child) for r in raw.get(field) or []]  # type: ignore[arg-type]
     return row
 
 

@@ -17,9 +17,9 @@ from server.responses import json_response
 def no_nulls(value: Any) -> Any:
     """Frappe's v1 `as_dict(no_nulls=True)`: fields holding null are left out, child rows too."""
     if isinstance(value, dict):
-        return {k: no_nulls(v) for k, v in value.items() if v is not None}
+        return {k: no_nulls(v) if isinstance(v, dict | list) else v for k, v in value.items() if v is not None}
     if isinstance(value, list):
-        return [no_nulls(v) for v in value]
+        return [no_nulls(v) if isinstance(v, dict | list) else v for v in value]
     return value
 
 
