@@ -19,8 +19,8 @@ MAX_TEXT = 100_000
 async def log_error(ctx: Context, title: str | None = None, message: str | None = None,
                     reference_doctype: str | None = None, reference_name: str | None = None) -> str:
     """Record an error (the current traceback when no message is given); returns the log's name."""
-    if title and "\n" in title and not message:  # Frappe swaps a multi-line title into the message
-        title, message = None, title
+    if title and "\n" in title:  # a traceback passed as the title (Frappe's old argument order)
+        title, message = (message, title) if message else (None, title)
     text = message if message is not None else traceback.format_exc()
     if text.strip() == "NoneType: None":
         text = ""

@@ -33,3 +33,12 @@ def bool_arg(value: Any, name: str) -> bool:
     if value in (1, "1", "true", "True", "yes"):
         return True
     raise exc.DataError(_("{0} must be true or false", name), field=name)
+
+
+def document_ref(value: Any, name: str = "doc") -> tuple[dict[str, Any], str, str]:
+    """A `doc` argument (a dict or its JSON) that must name its `doctype` and `name`."""
+    data = json_arg(value, name, kinds=(dict,)) or {}
+    doctype, docname = data.get("doctype"), data.get("name")
+    if not isinstance(doctype, str) or not isinstance(docname, str):
+        raise exc.DataError(_("{0} needs doctype and name", name), field=name)
+    return data, doctype, docname

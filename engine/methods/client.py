@@ -14,7 +14,7 @@ from engine.context import Context
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.meta.schema import Meta
-from engine.methods.args import bool_arg, json_arg
+from engine.methods.args import bool_arg, document_ref, json_arg
 from engine.query import listing
 from engine.translation import _
 from engine.whitelisted import whitelist
@@ -175,10 +175,7 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
 
 @whitelist(path="fw.client.save", methods=["POST", "PUT"])
 async def save(ctx: Context, doc: Any) -> dict[str, Any]:
-    data = json_arg(doc, "doc", kinds=(dict,)) or {}
-    doctype, name = data.get("doctype"), data.get("name")
-    if not isinstance(doctype, str) or not isinstance(name, str):
-        raise exc.DataError(_("doc needs doctype and name"), field="doc")
+    data, doctype, name = document_ref(doc)
     if not data.get("modified"):
         raise exc.TimestampMismatchError(_("modified is required to save {0} {1}", _(doctype), name),
                                          field="modified")
@@ -187,10 +184,7 @@ async def save(ctx: Context, doc: Any) -> dict[str, Any]:
 
 @whitelist(path="fw.client.submit", methods=["POST", "PUT"])
 async def submit(ctx: Context, doc: Any) -> dict[str, Any]:
-    data = json_arg(doc, "doc", kinds=(dict,)) or {}
-    doctype, name = data.get("doctype"), data.get("name")
-    if not isinstance(doctype, str) or not isinstance(name, str):
-        raise exc.DataError(_("doc needs doctype and name"), field="doc")
+    data, doctype, name = document_ref(doc)
     stored = await get_doc(ctx, doctype, name)
     if int(stored.get("docstatus") or 0) != 0:
         raise exc.DocstatusTransitionError(_("Only a draft can be submitted: {0} {1} has docstatus {2}",

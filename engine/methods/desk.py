@@ -8,7 +8,7 @@ from engine import exceptions as exc
 from engine import reports, workflow
 from engine.context import Context
 from engine.documents.document import Document
-from engine.methods.args import json_arg
+from engine.methods.args import document_ref, json_arg
 from engine.methods.client import load_for, readable_dict
 from engine.translation import _
 from engine.whitelisted import whitelist
@@ -24,10 +24,7 @@ async def run_report(ctx: Context, report_name: str, filters: Any = None, user: 
 
 
 async def _document(ctx: Context, doc: Any) -> Document:
-    data = json_arg(doc, "doc", kinds=(dict,)) or {}
-    doctype, name = data.get("doctype"), data.get("name")
-    if not isinstance(doctype, str) or not isinstance(name, str):
-        raise exc.DataError(_("doc needs doctype and name"), field="doc")
+    _data, doctype, name = document_ref(doc)
     return await load_for(ctx, doctype, name, "read")
 
 

@@ -96,6 +96,72 @@ class FwServer:
             self._log_file.close()  # type: ignore[attr-defined]
 
 
+@dataclass
+class FwProcess:
+    """One running `fw` command other than serve (`fw worker`, `fw scheduler`, `fw execute`)."""
+
+    args: list[str]
+    proc: subprocess.Popen[bytes]
+    log_path: Path
+    _log_file: object = field(repr=False)
+    exit_code: int | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def log(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")
+        except OSError:
+            return ""
+
+    def running(self) -> bool:
+        return self.proc.poll() is None
+
+    def wait_for_log(self, text: str, timeout: float = START_TIMEOUT) -> None:
+        """Wait until the process has logged `text` (e.g. that it is ready)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if text in self.log():
+                return
+            if self.proc.poll() is not None:
+                self._close_log()
+                pytest.fail(f"fw {' '.join(self.args)} exited with code {self.proc.returncode} before logging "
+                            f"{text!r}:\n{self.log()[-8000:]}")
+            time.sleep(0.05)
+        pytest.fail(f"fw {' '.join(self.args)} did not log {text!r} within {timeout:.0f}s:\n{self.log()[-8000:]}")
+
+    def wait(self, timeout: float = STOP_TIMEOUT) -> int:
+        """Wait for the process to exit by itself; returns the exit code (fails the test on a hang)."""
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            pytest.fail(f"fw {' '.join(self.args)} (pid {self.pid}) did not exit within {timeout:.0f}s:\n"
+                        f"{self.log()[-6000:]}")
+        self._close_log()
+        self.exit_code = self.proc.returncode
+        return self.exit_code
+
+    def stop(self, sig: int = signal.SIGTERM, timeout: float = STOP_TIMEOUT) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+        return self.wait(timeout)
+
+    def kill(self) -> None:
+        """SIGKILL the whole process group: no cleanup of any kind runs."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        self.proc.wait()
+        self._close_log()
+        self.exit_code = self.proc.returncode
+
+    def _close_log(self) -> None:
+        with contextlib.suppress(Exception):
+            self._log_file.close()  # type: ignore[attr-defined]
+
+
 class FwServerFactory:
     """Starts `fw serve` processes on one database (FW_DB_NAME) of the session's mongod."""
 
@@ -104,6 +170,25 @@ class FwServerFactory:
         self.db_name = db_name
         self.workdir = workdir
         self.servers: list[FwServer] = []
+        self.processes: list[FwProcess] = []
+
+    def spawn(self, *args: str, env: dict[str, str] | None = None) -> FwProcess:
+        """Start `fw <args>` (e.g. `worker --queue long,default`) on this factory's database."""
+        n = len(self.processes)
+        log_path = self.workdir / f"fw-{args[0]}-{n}.log"
+        log_file = open(log_path, "wb")  # noqa: SIM115 - closed by FwProcess
+        proc = subprocess.Popen([sys.executable, "-m", "engine.cli", *args], cwd=self.workdir, env=self.env(env),
+                                stdout=log_file, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+        process = FwProcess(list(args), proc, log_path, log_file)
+        self.processes.append(process)
+        return process
+
+    def stop_processes(self) -> None:
+        """SIGKILL whatever a test left running (workers, schedulers); tests check clean stops themselves."""
+        for process in self.processes:
+            if process.exit_code is None:
+                process.kill()
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("FW_")}
@@ -160,6 +245,7 @@ class FwServerFactory:
                     f"(last: {last_error}):\n{server.log()[-8000:]}")
 
     def stop_all(self) -> list[tuple[FwServer, int]]:
+        self.stop_processes()
         return [(s, s.stop()) for s in self.servers if s.exit_code is None]
 
     def drop_database(self) -> None:

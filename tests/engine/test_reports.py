@@ -13,7 +13,7 @@ import pytest
 
 from engine import db
 from engine import exceptions as exc
-from engine.context import Context, unit_of_work
+from engine.context import Context, bind, unit_of_work
 from engine.documents.factory import get_doc, new_doc
 from engine.hooks import AppRegistry
 from engine.methods.desk import run_report
@@ -194,8 +194,9 @@ async def test_report_without_roles_is_open_to_anyone_with_report_right(ctx: Con
 
 
 async def test_rows_obey_the_callers_row_permissions(ctx: Context) -> None:
-    mine = await make_user(ctx, "mine@example.com", ["Test Report Owner"])
-    theirs = await make_user(ctx, "theirs@example.com", ["Test Report Owner"])
+    # Test Owner may create notes; both roles read (and report on) only the notes the user owns
+    mine = await make_user(ctx, "mine@example.com", ["Test Owner", "Test Report Owner"])
+    theirs = await make_user(ctx, "theirs@example.com", ["Test Owner", "Test Report Owner"])
     await make_note(ctx, "admin note")
     async with unit_of_work(mine):
         await new_doc(mine, "Test Note", title="my note", count=1).insert()
@@ -213,12 +214,12 @@ async def test_rows_obey_the_callers_row_permissions(ctx: Context) -> None:
 
 async def test_messages_are_translated(ctx: Context) -> None:
     german = ctx.site.context("Administrator", lang="de")
-    with pytest.raises(exc.DoesNotExistError) as err:
+    with bind(german), pytest.raises(exc.DoesNotExistError) as err:
         await run_report(german, "No Such Report")
     assert err.value.message == "Bericht No Such Report nicht gefunden"
     nobody = await make_user(ctx, "nobody@example.com", [])
     nobody.lang = "de-AT"
-    with pytest.raises(exc.PermissionError) as err:
+    with bind(nobody), pytest.raises(exc.PermissionError) as err:
         await run_report(nobody, REPORT)
     assert err.value.message == "Sie haben keinen Zugriff auf den Bericht Test Note Summary"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 from fwtest import jobs  # type: ignore[import-not-found]
@@ -137,14 +138,64 @@ async def test_arq_deduplicate_by_job_id(arq_site: Site) -> None:
     assert sorted(await get_all(ctx, "Test Note", pluck="title")) == ["again later", "once"]
 
 
+async def test_arq_at_front_jobs_run_first(arq_site: Site) -> None:
+    ctx = arq_site.context("Administrator")
+    normal = [await queue.enqueue(ctx, jobs.create_note, title=f"normal {i}") for i in range(3)]
+    front = await queue.enqueue(ctx, jobs.create_note, title="front", at_front=True)
+    await asyncio.sleep(0.01)  # arq orders by millisecond scores
+    latest_front = await queue.enqueue(ctx, jobs.create_note, title="latest front", at_front=True)
+    pool = await queue.backend_for(arq_site).pool()  # type: ignore[attr-defined]
+    order = [m.decode() for m in await pool.zrange(queue.queue_key(arq_site.name, "default"), 0, -1)]
+    assert order[:2] == [latest_front, front]  # like Frappe's LPUSH: the latest at_front job first
+    assert sorted(order[2:]) == sorted(normal)
+    await run_burst(arq_site, ["default"])
+    for job_id in [front, latest_front, *normal]:
+        assert await queue.job_status(arq_site, job_id) == "finished"
+    assert len(await get_all(ctx, "Test Note", pluck="title")) == 5
+
+
+async def test_arq_failure_that_does_not_unpickle_is_still_failed(arq_site: Site) -> None:
+    ctx = arq_site.context("Administrator")
+    job_id = await queue.enqueue(ctx, jobs.raise_odd)
+    await run_burst(arq_site, ["default"])
+    assert await queue.job_status(arq_site, job_id) == "failed"
+    [error] = await get_all(ctx, "Error Log", fields=["method", "error"])
+    assert error["method"] == "fwtest.jobs.raise_odd" and "OddError: odd/error" in error["error"]
+
+
+async def test_queue_timeouts_default_and_from_settings(inprocess: Site) -> None:
+    seen: list[float] = []
+    backend = queue.backend_for(inprocess)
+
+    async def submit(payload: queue.JobPayload, *, at_front: bool) -> bool:
+        seen.append(payload.timeout)
+        return True
+
+    backend.submit = submit  # type: ignore[method-assign]
+    ctx = inprocess.context("Administrator")
+    for q in ("short", "default", "long"):
+        await queue.enqueue(ctx, jobs.whoami, queue=q)
+    await queue.enqueue(ctx, jobs.whoami, queue="long", timeout=7)
+    original = inprocess.settings
+    inprocess.settings = original.model_copy(update={"job_queue_timeouts": {"long": 60, "reports": 900}})
+    try:
+        await queue.enqueue(ctx, jobs.whoami, queue="long")
+        await queue.enqueue(ctx, jobs.whoami, queue="reports")  # a custom queue declared in the settings
+    finally:
+        inprocess.settings = original
+    assert seen == [300, 300, 1500, 7, 60, 900]
+
+
 async def test_redis_unavailable_is_a_clear_error_and_rolls_back(site: Site) -> None:
     site._jobs_backend = queue.ArqBackend(site, "redis://127.0.0.1:1/0")  # type: ignore[attr-defined]
     ctx = site.context("Administrator")
     try:
+        started = time.monotonic()
         with pytest.raises(exc.ConfigurationError, match="Redis"):
             async with unit_of_work(ctx):
                 await jobs.create_note(ctx, "written before enqueue")
                 await queue.enqueue(ctx, jobs.whoami)
+        assert time.monotonic() - started < 3  # fails at once, no retry loop inside the request
         assert await get_all(ctx, "Test Note", pluck="title") == []
     finally:
         site._jobs_backend = None  # type: ignore[attr-defined]

@@ -1,0 +1,180 @@
+"""`receive_data`: daily values delivered in batches by the external system.
+
+```
+POST /api/method/workforce_scoring.api.external.receive_data
+Authorization: token <api_key>:<api_secret>
+{"data": [{"employee_code": "E-1001", "date": "2024-03-01", "value": 61.5}, ...]}
+→ {"message": {"status": "ok", "created": 1, "skipped": 0, "errors": []}}
+```
+
+Each record becomes one Employee Score with `source = "external_system"`, judged by these rules in
+order: an unknown employee code is an error `Not found` (skipped); a record whose (employee, date)
+is already stored, or came earlier in the same delivery, is skipped silently; any other failure
+(a missing or invalid date, a value that is not a number) is an error with the exception's text,
+logged under the title `receive_data`. One bad record never stops the others.
+
+A delivery of any size costs three queries and one write: the employees of all codes, the stored
+(employee, date) pairs of those employees and dates, and one bulk insert. Two deliveries of the
+same records racing each other cannot both insert a record: the unique index on (employee, date)
+for external records refuses the second, and `engine.documents.bulk.insert_many` reports it as a
+duplicate, counted here as skipped. (So the batch is written outside the request's transaction;
+see that module.) The per-document `after_insert` notification does not run for these records.
+"""
+
+from __future__ import annotations
+
+import json
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine as fw
+from engine import exceptions as exc
+from engine.documents import bulk
+from engine.error_log import log_error
+from engine.meta import fieldtypes
+from workforce_scoring.constants import DAILY, EMPLOYEE, EMPLOYEE_SCORE, EXTERNAL_SYSTEM
+
+# part of the protocol with the external system (compared by machines), so never translated
+NOT_FOUND = "Not found"
+LOG_TITLE = "receive_data"
+
+
+@dataclass
+class Delivery:
+    """The running result of one delivery: the response, and the failures to log."""
+
+    created: int = 0
+    skipped: int = 0
+    errors: list[tuple[int, dict[str, Any]]] = field(default_factory=list)  # (record index, entry)
+    failures: list[tuple[int, Any, BaseException]] = field(default_factory=list)
+
+    def error(self, index: int, code: Any, text: str) -> None:
+        self.errors.append((index, {"code": code, "error": text}))
+        self.skipped += 1
+
+    def failure(self, index: int, code: Any, error: BaseException) -> None:
+        self.error(index, code, str(error))
+        self.failures.append((index, code, error))
+
+    def response(self) -> dict[str, Any]:
+        errors = [entry for _index, entry in sorted(self.errors, key=lambda item: item[0])]  # in record order
+        return {"status": "partial" if errors else "ok", "created": self.created, "skipped": self.skipped,
+                "errors": errors}
+
+
+@dataclass
+class Candidate:
+    index: int
+    code: Any
+    row: dict[str, Any]
+
+
+@fw.whitelist(methods=["POST"])
+async def receive_data(ctx: fw.Context, data: Any) -> dict[str, Any]:
+    """Store a batch of daily values; answers `{status, created, skipped, errors}`."""
+    records = parse_records(data)
+    delivery = Delivery()
+    employees = await _employees_by_code(ctx, records)
+    candidates = _candidates(ctx, records, employees, delivery)
+    candidates = await _drop_stored(ctx, candidates, delivery)
+    result = await bulk.insert_many(ctx, EMPLOYEE_SCORE, [c.row for c in candidates], ignore_permissions=True)
+    delivery.created = len(result.names)
+    delivery.skipped += len(result.duplicates)  # a concurrent delivery stored them first
+    for position, error in sorted(result.failed.items()):
+        candidate = candidates[position]
+        delivery.failure(candidate.index, candidate.code, error)
+    for index, code, error in delivery.failures:
+        await log_error(ctx, LOG_TITLE, _log_text(index, code, records[index], error),
+                        reference_doctype=EMPLOYEE_SCORE)
+    await ctx.commit()
+    return delivery.response()
+
+
+def parse_records(data: Any) -> list[Any]:
+    """`data` as a list: given as one, or as a JSON string holding one."""
+    if isinstance(data, str | bytes):
+        try:
+            data = json.loads(data)
+        except ValueError as e:
+            raise exc.DataError(fw._("data is not valid JSON: {0}", str(e)), field="data") from None
+    if not isinstance(data, list):
+        raise exc.DataError(fw._("data must be a list of records (or a JSON string holding one), not {0}",
+                                 _kind(data)), field="data")
+    return data
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+
+
+def _code_key(code: Any) -> str | None:
+    """Codes are matched as text: the external system may send 1001 for "1001"."""
+    if isinstance(code, bool) or not isinstance(code, str | int):
+        return None
+    return str(code).strip() or None
+
+
+def _code(record: Any) -> Any:
+    return record.get("employee_code") if isinstance(record, Mapping) else None
+
+
+async def _employees_by_code(ctx: fw.Context, records: list[Any]) -> dict[str, str]:
+    """employee_number → Employee name, for every code of the delivery (one query)."""
+    codes = sorted({key for record in records if (key := _code_key(_code(record))) is not None})
+    if not codes:
+        return {}
+    rows = await fw.get_all(ctx, EMPLOYEE, fields=["name", "employee_number"],
+                            filters=[["employee_number", "in", codes]])
+    return {row["employee_number"]: row["name"] for row in rows}
+
+
+def _candidates(ctx: fw.Context, records: list[Any], employees: dict[str, str], delivery: Delivery) -> list[Candidate]:
+    """Records of known employees with a valid date, as Employee Score rows (rules 1 and 4)."""
+    date_field = ctx.meta(EMPLOYEE_SCORE).by_name["date"]
+    out: list[Candidate] = []
+    for index, record in enumerate(records):
+        code = _code(record)
+        try:
+            if not isinstance(record, Mapping):
+                raise exc.DataError(fw._("Each record must be an object, not {0}", _kind(record)))
+            employee = employees.get(_code_key(code) or "")
+            if employee is None:
+                delivery.error(index, code, NOT_FOUND)
+                continue
+            day = fieldtypes.coerce_value(date_field, record.get("date"), doctype=EMPLOYEE_SCORE)
+            if not day:
+                raise exc.MandatoryError(fw._("{0} is mandatory", fw._("Date")), field="date")
+            value = record.get("value")
+            out.append(Candidate(index, code, {
+                "employee": employee, "date": day, "value": 0 if value is None else value,
+                "source": EXTERNAL_SYSTEM, "period_type": DAILY, "period_value": day}))
+        except Exception as e:
+            delivery.failure(index, code, e)
+    return out
+
+
+async def _drop_stored(ctx: fw.Context, candidates: list[Candidate], delivery: Delivery) -> list[Candidate]:
+    """Rule 2: skip (employee, date) pairs already stored, or repeated within the delivery."""
+    if not candidates:
+        return []
+    employees = sorted({c.row["employee"] for c in candidates})
+    days = sorted({c.row["date"] for c in candidates})
+    stored = await fw.get_all(ctx, EMPLOYEE_SCORE, fields=["employee", "date"], filters=[
+        ["employee", "in", employees], ["date", "in", days]])
+    seen = {(row["employee"], row["date"]) for row in stored}
+    fresh: list[Candidate] = []
+    for candidate in candidates:
+        pair = (candidate.row["employee"], candidate.row["date"])
+        if pair in seen:
+            delivery.skipped += 1
+            continue
+        seen.add(pair)
+        fresh.append(candidate)
+    return fresh
+
+
+def _log_text(index: int, code: Any, record: Any, error: BaseException) -> str:
+    trace = "".join(traceback.format_exception(error))
+    return f"Record #{index + 1} (employee_code {code!r}): {record!r}\n\n{trace}"

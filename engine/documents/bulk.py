@@ -1,0 +1,342 @@
+"""`insert_many`: many new documents of one doctype, validated, in one unordered bulk write.
+
+Why a separate path. `Document.insert()` costs several database round trips per document (its
+naming counter, its link checks, the duplicate pre-check, the write) plus the lifecycle hooks. A
+delivery of 10,000 external records must cost a handful instead, so this path:
+
+- builds and validates every document in memory first, with the same rules as `insert()`:
+  defaults, field types, mandatory fields, a new workflow document's first state, create
+  permission (with `has_permission` hooks and permlevels when the doctype has them);
+- checks every Link with one query per target doctype, filling `fetch_from` fields from it;
+- names the documents without a query each: counter-based rules (`PRE-.#####`, `format:`,
+  `naming_series:`, `autoincrement`) reserve a block of numbers with one atomic update per series;
+- writes everything with one `insert_many(ordered=False)`.
+
+Why the write happens outside the unit of work's transaction. A unique index is the only reliable
+guard against two concurrent requests inserting the same record (a read-then-insert check races).
+But inside a MongoDB transaction a duplicate-key error aborts the whole transaction: one clash
+would throw away the unit's other writes, and the rest of the batch with them. Written outside a
+transaction, an unordered insert stores every document that clashes with nothing and reports the
+others, which come back as `duplicates` (a clash on the name or on any unique index, with stored
+documents or within the batch) rather than as an error. So:
+
+- anything the unit of work wrote before the call is committed first (writes stay in order);
+- the batch is durable when the call returns; a later rollback of the unit does not undo it.
+
+Use it where each document stands on its own, as `receive_data` does with external records.
+
+What it does not do (as Frappe's `bulk_insert` does not): run controller methods or `doc_events`,
+write Version records, or insert submitted, single, child or tree documents. A document that fails
+validation is left out and reported in `failed`; the others are still inserted.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from engine import db, naming, permissions
+from engine import exceptions as exc
+from engine.documents import docstatus, lifecycle, store, validation
+from engine.documents.factory import new_doc
+from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.documents.document import Document
+    from engine.meta.schema import DocFieldSchema, Meta
+
+__all__ = ["BulkInsertResult", "insert_many"]
+
+DUPLICATE_KEY = 11000
+
+
+@dataclass
+class BulkInsertResult:
+    """What happened to each input row, by its index in the input."""
+
+    names: dict[int, str] = field(default_factory=dict)  # inserted rows → their names
+    duplicates: list[int] = field(default_factory=list)  # refused by a unique index or a taken name
+    failed: dict[int, exc.FwError] = field(default_factory=dict)  # refused by validation
+
+    @property
+    def inserted(self) -> list[str]:
+        return [self.names[i] for i in sorted(self.names)]
+
+
+async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, Any]], *,
+                      ignore_permissions: bool = False, ignore_links: bool = False,
+                      ignore_mandatory: bool = False) -> BulkInsertResult:
+    """Validate `rows` as new `doctype` documents and insert the valid ones in one bulk write.
+
+    ```python
+    result = await insert_many(ctx, "Employee Score", rows, ignore_permissions=True)
+    created, skipped = len(result.names), len(result.duplicates)
+    ```
+    Read the module documentation for how the write relates to the unit of work.
+    """
+    meta = ctx.meta(doctype)
+    if meta.issingle or meta.istable or meta.is_tree:
+        raise exc.DataError(_("{0} cannot be inserted in bulk: it is a single, child or tree doctype", doctype))
+    if not ignore_permissions:
+        await permissions.check_doctype(ctx, doctype, "create")
+    result = BulkInsertResult()
+    now = lifecycle.now_str()
+    docs: dict[int, Document] = {}
+    for index, row in enumerate(rows):
+        try:
+            docs[index] = _prepare(ctx, meta, row, now, ignore_mandatory=ignore_mandatory)
+        except exc.FwError as e:
+            result.failed[index] = e
+    if not ignore_permissions:
+        await _check_documents(ctx, meta, docs, result)
+    if not ignore_links:
+        await _check_links(ctx, docs, result)
+    await _name(ctx, meta, docs, result)
+    order = sorted(docs)
+    records = [lifecycle._clean_record(docs[i].to_record(), meta.table_fieldnames) for i in order]
+    if not records:
+        return result
+    if ctx.uow is not None and ctx.uow.in_transaction:
+        await ctx.commit()  # keep the unit's earlier writes before the batch
+    refused = await _write(ctx, meta, records)
+    for position, index in enumerate(order):
+        if position in refused:
+            result.duplicates.append(index)
+        else:
+            result.names[index] = docs[index].name
+    if result.names:
+        from engine.realtime import publish_realtime
+
+        await publish_realtime(ctx, "list_update", {"doctype": doctype, "user": ctx.user}, doctype=doctype)
+    return result
+
+
+def _prepare(ctx: Context, meta: Meta, row: Mapping[str, Any], now: str, *, ignore_mandatory: bool) -> Document:
+    """A new document from `row`, with what `insert()` sets before its hooks, checked in memory."""
+    if not isinstance(row, Mapping):
+        raise exc.DataError(_("Document data must be an object, not {0}", type(row).__name__))
+    doc = new_doc(ctx, meta.name, row)
+    data = doc._data
+    if docstatus.coerce(data.get("docstatus")) != 0:
+        raise exc.DocstatusTransitionError(_("Documents inserted in bulk are drafts (docstatus 0)"),
+                                           field="docstatus")
+    data.update(owner=ctx.user, creation=now, modified=now, modified_by=ctx.user, docstatus=0, idx=0)
+    validation.apply_defaults(doc, now=now, today=now[:10])
+    validation.check_non_table_lists(doc)
+    validation.coerce_fields(doc)
+    _start_workflow(ctx, doc)
+    if not ignore_mandatory:
+        validation.check_mandatory(doc)
+    return doc
+
+
+def _start_workflow(ctx: Context, doc: Document) -> None:
+    from engine.workflow import workflow_for
+
+    wf = workflow_for(ctx.site.meta, doc.doctype)
+    if wf is None:
+        return
+    first = wf.states[0].state
+    state = doc._data.get(wf.field)
+    if state and state != first and not ctx.is_admin:
+        raise exc.WorkflowTransitionError(_("A new {0} must start in state {1}", _(doc.doctype), first),
+                                          field=wf.field)
+    doc._data[wf.field] = state or first
+
+
+async def _check_documents(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult) -> None:
+    """Per-document rules, only where the doctype has them (`has_permission` hooks, permlevels)."""
+    hooks = ctx.site.apps.has_permission
+    per_document = bool(hooks.get(meta.name) or hooks.get("*"))
+    if not per_document and (meta.permlevels == {0} or ctx.is_admin):
+        return
+    for index in list(docs):
+        try:
+            if per_document:
+                await permissions.check_document(ctx, docs[index], "create")
+            await permissions.guard_field_writes(ctx, docs[index], False)
+        except exc.FwError as e:
+            result.failed[index] = e
+            del docs[index]
+
+
+async def _check_links(ctx: Context, docs: dict[int, Document], result: BulkInsertResult) -> None:
+    """Every Link target exists (one query per target doctype); fills `fetch_from` fields."""
+    checks: list[tuple[int, Document, DocFieldSchema, str, str]] = []
+    wanted: dict[str, set[str]] = defaultdict(set)
+    for index, doc in docs.items():
+        for d in validation._all_docs(doc):
+            for f in d.meta.link_fields:
+                value = d._data.get(f.fieldname)
+                if value:
+                    checks.append((index, d, f, f.options or "", value))
+                    wanted[f.options or ""].add(value)
+            for f in d.meta.value_fields:
+                if f.fieldtype == "Dynamic Link" and d._data.get(f.fieldname):
+                    target = d._data.get(f.options or "")
+                    if not target or not ctx.site.meta.exists(target):
+                        result.failed.setdefault(index, exc.LinkValidationError(
+                            _("{0}: set a valid document type in {1} first", f.display_label, f.options),
+                            field=f.fieldname))
+                        continue
+                    checks.append((index, d, f, target, d._data[f.fieldname]))
+                    wanted[target].add(d._data[f.fieldname])
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for target, names in wanted.items():
+        target_meta = ctx.meta(target)
+        if target_meta.issingle:
+            found[target] = {target: {}} if target in names else {}
+            continue
+        projection = {"docstatus": 1, **_fetch_sources(docs.values(), target)}
+        rows = await store.find(ctx, target_meta, {"_id": {"$in": sorted(names)}}, projection=projection)
+        found[target] = {row["_id"]: row for row in rows}
+    for index, d, f, target, value in checks:
+        if index in result.failed:
+            continue
+        row = found[target].get(value)
+        if row is None:
+            result.failed[index] = exc.LinkValidationError(
+                _("Could not find {0}: {1}", _(f.display_label), value), field=f.fieldname)
+        elif ctx.meta(target).is_submittable and row.get("docstatus") == 2:
+            result.failed[index] = exc.LinkValidationError(
+                _("Cannot link cancelled document: {0} {1}", _(target), value), field=f.fieldname)
+        else:
+            validation._apply_fetch(d, f.fieldname, row)
+    for index in result.failed:
+        docs.pop(index, None)
+
+
+def _fetch_sources(docs: Any, target: str) -> dict[str, int]:
+    """The fields of `target` that `fetch_from` fields of these documents read."""
+    sources: dict[str, int] = {}
+    metas = {d.meta.name: d.meta for doc in docs for d in validation._all_docs(doc)}
+    for meta in metas.values():
+        for f in meta.fetch_fields:
+            link, _sep, source = (f.fetch_from or "").partition(".")
+            link_field = meta.by_name.get(link)
+            if link_field is not None and link_field.options == target and source:
+                sources[source] = 1
+    return sources
+
+
+# -- naming ---------------------------------------------------------------------------------------
+
+def _uses_counter(meta: Meta) -> bool:
+    rule = meta.autoname.lower()
+    return rule.startswith(("naming_series:", "format:")) or rule == "autoincrement" or "#" in rule
+
+
+async def _name(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult) -> None:
+    """Name every document as `insert()` would: a name set by code is kept (except for Prompt and
+    UUID, which validate it), counter rules reserve one block per series, other rules need no query."""
+    now = datetime.now()
+    counted: dict[int, Document] = {}
+    for index, doc in list(docs.items()):
+        try:
+            if doc._data.get("name") and meta.autoname.lower() not in ("prompt", "uuid"):
+                doc._data["name"] = naming.validate_name(meta.name, str(doc._data["name"]))
+            elif _uses_counter(meta):
+                counted[index] = doc
+            else:
+                doc._data["name"] = await naming.make_name(ctx, doc, now=now)  # hash, field:, prompt, uuid
+        except exc.FwError as e:
+            result.failed[index] = e
+    await _name_from_counters(ctx, meta, counted, result, now)
+    for index in result.failed:
+        docs.pop(index, None)
+    for doc in docs.values():
+        lifecycle._name_children(doc)
+
+
+def _expression(meta: Meta, doc: Document) -> str:
+    if meta.autoname.lower().startswith("naming_series:"):
+        return naming._naming_series(doc)
+    return meta.autoname
+
+
+async def _name_from_counters(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult,
+                              now: datetime) -> None:
+    if not docs:
+        return
+    if meta.autoname.lower() == "autoincrement":
+        numbers = await reserve(ctx, f"{meta.name}:autoincrement", len(docs))
+        for doc, number in zip(docs.values(), numbers, strict=True):
+            doc._data["name"] = str(number)
+        return
+    by_key: dict[str, list[int]] = defaultdict(list)
+    for index, doc in docs.items():
+        try:
+            keys = _counter_keys(_expression(meta, doc), doc, now)
+            if len(keys) == 1:
+                by_key[keys[0]].append(index)
+            else:  # several counters in one name (rare): one by one
+                doc._data["name"] = await naming.make_name(ctx, doc, now=now)
+        except exc.FwError as e:
+            result.failed[index] = e
+    for key, indexes in by_key.items():
+        for index, number in zip(indexes, await reserve(ctx, key, len(indexes)), strict=True):
+            doc = docs[index]
+
+            def counter(_key: str, digits: int, number: int = number) -> str:
+                return str(number).zfill(digits)
+
+            try:
+                name = naming.parse_expression(_expression(meta, doc), doc, counter, now)
+                doc._data["name"] = naming.validate_name(meta.name, name)
+            except exc.FwError as e:
+                result.failed[index] = e
+
+
+def _counter_keys(expression: str, doc: Document, now: datetime) -> list[str]:
+    keys: list[str] = []
+
+    def counter(key: str, digits: int) -> str:
+        keys.append(key)
+        return "0" * digits
+
+    naming.parse_expression(expression, doc, counter, now)
+    return keys
+
+
+async def reserve(ctx: Context, key: str, count: int) -> range:
+    """`count` consecutive numbers of the counter `key`, with one atomic update (outside any
+    transaction, like `naming.next_counter`: a rollback leaves a gap, never a shared number)."""
+    if count <= 0:
+        return range(0)
+    coll = ctx.db.collection(naming.SERIES_COLLECTION)
+    for attempt in range(3):
+        try:
+            with db.translate_errors(naming.SERIES_COLLECTION):
+                row = await coll.find_one_and_update({"_id": key}, {"$inc": {"current": count}}, upsert=True,
+                                                     return_document=db.AFTER)
+            last = int(row["current"])
+            return range(last - count + 1, last + 1)
+        except exc.DuplicateEntryError:  # two first-time upserts raced; the loser retries
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+# -- the write ------------------------------------------------------------------------------------
+
+async def _write(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> set[int]:
+    """Insert outside any transaction, unordered; returns the positions refused as duplicates."""
+    try:
+        with db.translate_errors(meta.name):
+            await store.collection(ctx, meta).insert_many(records, ordered=False)
+    except Exception as e:
+        # a bulk write error (either backend) lists each refused document; only duplicates are expected
+        details = getattr(e, "details", None)
+        errors = details.get("writeErrors") if isinstance(details, dict) else None
+        if not isinstance(errors, list):
+            raise
+        other = [err for err in errors if err.get("code") != DUPLICATE_KEY]
+        if other:
+            raise exc.ValidationError(_("{0} documents could not be written: {1}", len(other),
+                                        other[0].get("errmsg", ""))) from e
+        return {int(err["index"]) for err in errors}
+    return set()
