@@ -36,6 +36,10 @@ _EXPORTS = {
     "throw": "engine.api",
     "delete_doc": "engine.api",
     "get_single_value": "engine.api",
+    "enqueue": "engine.jobs.queue",
+    "publish_realtime": "engine.realtime",
+    "log_error": "engine.error_log",
+    "apply_workflow": "engine.workflow",
     "exceptions": "engine",
 }
 
