@@ -182,18 +182,19 @@ class SessionStore:
 
 # -- API keys ---------------------------------------------------------------------------------
 
-_key_cache: dict[tuple[str, str], tuple[float, str]] = {}
+# (site, key, secret) -> (when, user): a hit skips the digest and the read; kept briefly, in memory only
+_key_cache: dict[tuple[str, str, str], tuple[float, str]] = {}
 
 
 async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | None) -> str:
     """The user owning (api_key, api_secret); AuthenticationError otherwise (failures rate-limited per IP)."""
     if not api_key or not api_secret or len(api_key) > 64 or len(api_secret) > 128:
         raise exc.AuthenticationError(_("Invalid API key or secret"))
-    digest = _digest(await site_secret(site), api_secret)
     now = time.time()
-    hit = _key_cache.get((site.name, api_key))
-    if hit and now - hit[0] < CACHE_SECONDS and hit[1].startswith(digest + ":"):
-        return hit[1].split(":", 1)[1]
+    hit = _key_cache.get((site.name, api_key, api_secret))
+    if hit and now - hit[0] < CACHE_SECONDS:
+        return hit[1]
+    digest = _digest(await site_secret(site), api_secret)
     keys = [f"ip:{ip}"] if ip else []
     if keys:
         await _check_locked(site, keys)
@@ -203,7 +204,9 @@ async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | 
         if keys:
             await _record_failure(site, keys)
         raise exc.AuthenticationError(_("Invalid API key or secret"))
-    _key_cache[(site.name, api_key)] = (now, f"{digest}:{row['_id']}")
+    if len(_key_cache) > 10_000:
+        _key_cache.clear()
+    _key_cache[(site.name, api_key, api_secret)] = (now, str(row["_id"]))
     return str(row["_id"])
 
 

@@ -37,13 +37,17 @@ class Database:
         self.name = name
         self.backend = backend
         self.handle = client[name]
+        self._collections: dict[str, Any] = {}
 
     @property
     def transactional(self) -> bool:
         return self.backend == "mongo"
 
     def collection(self, name: str) -> Any:
-        return self.handle[name]
+        coll = self._collections.get(name)
+        if coll is None:  # building a driver collection object costs tens of microseconds: keep them
+            coll = self._collections[name] = self.handle[name]
+        return coll
 
     def start_session(self) -> Any:
         return self.client.start_session()

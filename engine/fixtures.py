@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine.context import unit_of_work
-from engine.documents import store
+from engine.documents import store, validation
 from engine.documents.factory import get_doc, new_doc
+from engine.documents.lifecycle import now_str
 from engine.meta.schema import scrub
 from engine.query.listing import get_all
 
@@ -78,19 +79,36 @@ async def export_fixtures(site: Site, app: App, progress: Progress | None = None
     return written
 
 
-def _differs(doc: Document, data: dict[str, Any]) -> bool:
-    current = doc.as_dict()
-    for key, value in data.items():
+def _same(have: Any, want: Any) -> bool:
+    return bool(have == want or (have in (None, "", 0) and want in (None, "", 0)))
+
+
+def _differs(ctx: Context, doc: Document, body: dict[str, Any]) -> bool:
+    """Whether saving `body` would change `doc`. Only the fields the file names are compared, after
+    the file's values got the defaults and type coercion a save would give them (so a hand-written
+    fixture without, say, a Check default is not "changed" at every migrate); child tables row by row."""
+    candidate = new_doc(ctx, doc.doctype, body)
+    now = now_str()
+    try:
+        validation.apply_defaults(candidate, now=now, today=now[:10])
+        validation.coerce_fields(candidate)
+    except exc.FwError:
+        return True  # the save reports what is wrong
+    want, have = candidate.as_dict(), doc.as_dict()
+    tables = {t.fieldname for t in doc.meta.table_fields}
+    for key in body:
         if key in COMPARE_SKIP or key == "name":
             continue
-        have = current.get(key)
-        if isinstance(value, list) and isinstance(have, list):
-            strip = [{k: v for k, v in row.items() if k not in CHILD_VOLATILE and v is not None} for row in have]
-            if strip != [{k: v for k, v in row.items() if k not in CHILD_VOLATILE and v is not None}
-                         for row in value]:
+        if key not in tables:
+            if not _same(have.get(key), want.get(key)):
                 return True
-        elif have != value and not (have in (None, "", 0) and value in (None, "", 0)):
+            continue
+        rows_want, rows_have = want.get(key) or [], have.get(key) or []
+        if len(rows_want) != len(rows_have):
             return True
+        for row_want, row_have in zip(rows_want, rows_have, strict=True):
+            if any(not _same(row_have.get(k), v) for k, v in row_want.items() if k not in CHILD_VOLATILE):
+                return True
     return False
 
 
@@ -101,7 +119,7 @@ async def _upsert(ctx: Context, doctype: str, data: dict[str, Any], report: Impo
     exists = bool(name) and await store.load(ctx, meta, name, {"_id": 1}) is not None
     if exists:
         doc = await get_doc(ctx, doctype, name)
-        if not _differs(doc, body):
+        if not _differs(ctx, doc, body):
             report.unchanged += 1
             return
         doc.update(body)
@@ -142,10 +160,24 @@ async def import_file(site: Site, path: Path, report: ImportReport, ctx: Context
 
 async def import_app_fixtures(site: Site, app: App, progress: Progress | None = None,
                               ctx: Context | None = None) -> ImportReport:
-    """Every fixture file of the app, in file-name order (each file atomic, or all in `ctx`'s unit)."""
+    """Every fixture file of the app, in file-name order.
+
+    Without `ctx` each file is its own unit of work: a file that fails leaves nothing behind, the
+    other files are still imported, and one ConfigurationError then names every failed file. With
+    `ctx` (installing an app) everything joins the caller's unit of work and the first error stops it.
+    """
     report = ImportReport()
+    failures: list[str] = []
     for path in sorted((app.path / "fixtures").glob("*.json")):
         if progress:
             progress(f"{app.name}: importing {path.name}")
-        await import_file(site, path, report, ctx)
+        if ctx is not None:
+            await import_file(site, path, report, ctx)
+            continue
+        try:
+            await import_file(site, path, report)
+        except exc.ConfigurationError as e:
+            failures.append(e.message)
+    if failures:
+        raise exc.ConfigurationError("\n".join(failures))
     return report

@@ -1,4 +1,4 @@
-"""Installing apps on a site: required apps first, then the app's fixtures and `after_install`,
+"""Installing apps on a site: required apps first, then the app's `before_install`, fixtures and `after_install`,
 all in one unit of work. A failing `after_install` leaves the app not installed (and its fixture
 writes rolled back). The site's installed apps are recorded in `_fw_state`."""
 
@@ -15,6 +15,7 @@ from engine.hooks import call_with_supported
 
 if TYPE_CHECKING:
     from engine.apps import App
+    from engine.context import Context
     from engine.site import Site
 
 STATE = "_fw_state"
@@ -26,10 +27,13 @@ async def installed_apps(site: Site) -> list[str]:
     return list((row or {}).get("apps") or [])
 
 
-def _app(site: Site, name: str) -> App:
+def _app(site: Site, name: str, required_by: str | None = None) -> App:
     for app in site.apps.apps:
         if app.name == name:
             return app
+    if required_by:
+        raise exc.ConfigurationError(f"App {required_by!r} requires {name!r}, which is not in apps.txt; fetch it "
+                                     "with `fw get-app PATH` first")
     raise exc.ConfigurationError(f"App {name!r} is not in apps.txt; fetch it with `fw get-app PATH` first")
 
 
@@ -43,25 +47,16 @@ async def install_app(site: Site, name: str, progress: Progress | None = None) -
             return
         if app_name in chain:
             raise exc.ConfigurationError(f"Cyclic required_apps: {' -> '.join([*chain, app_name])}")
-        app = _app(site, app_name)
+        app = _app(site, app_name, chain[-1] if chain else None)
         for required in app.required_apps:
             await install(required, (*chain, app_name))
         if progress:
             progress(f"installing {app_name}")
         ctx = site.context("Administrator")
         async with unit_of_work(ctx):
+            await _run_hooks(ctx, app_name, "before_install")
             await import_app_fixtures(site, app, progress, ctx=ctx)
-            for fn in site.apps.after_install.get(app_name, []):
-                try:
-                    result = call_with_supported(fn, ctx=ctx)
-                    if inspect.isawaitable(result):
-                        await result
-                except exc.FwError:
-                    raise
-                except Exception as e:
-                    raise exc.ConfigurationError(
-                        f"after_install of {app_name!r} failed: {type(e).__name__}: {e}. The app was not installed."
-                    ) from e
+            await _run_hooks(ctx, app_name, "after_install")
             await site.db.collection(STATE).update_one(
                 {"_id": "installed_apps"}, {"$addToSet": {"apps": app_name}}, upsert=True,
                 session=await ctx.write_session())
@@ -70,6 +65,18 @@ async def install_app(site: Site, name: str, progress: Progress | None = None) -
 
     await install(name, ())
     return done
+
+
+async def _run_hooks(ctx: Context, app_name: str, key: str) -> None:
+    for fn in getattr(ctx.site.apps, key).get(app_name, []):
+        try:
+            result = call_with_supported(fn, ctx=ctx)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as e:
+            detail = e.message if isinstance(e, exc.FwError) else str(e)
+            raise exc.ConfigurationError(
+                f"{key} of {app_name!r} failed: {type(e).__name__}: {detail}. The app was not installed.") from e
 
 
 async def install_pending(site: Site, progress: Progress | None = None) -> list[str]:

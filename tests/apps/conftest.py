@@ -9,6 +9,7 @@ roles of contract §5, each with an API key.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,14 +30,18 @@ def app_of(site: Site, name: str) -> Any:
 
 
 @pytest.fixture
-async def ws(site: Site) -> Site:
-    """The site with hr and workforce_scoring installed (fixtures and after_install defaults)."""
+async def ws(site: Site) -> AsyncIterator[Site]:
+    """The site with hr and workforce_scoring installed (fixtures and after_install defaults).
+
+    Background jobs the app enqueued (in-process in tests) finish before the next test empties
+    the database, so none writes into another test's data."""
     for name in ("hr", "workforce_scoring"):
         await import_app_fixtures(site, app_of(site, name))
     ctx = site.context("Administrator")
     async with unit_of_work(ctx):
         await ensure_defaults(ctx)
-    return site
+    yield site
+    await drain_jobs(site)
 
 
 @dataclass
@@ -133,3 +138,13 @@ async def call(http: httpx.AsyncClient, user: ApiUser | None, method: str, **kwa
     """POST /api/method/<method> with a JSON body, as `user` (None: as Guest)."""
     headers = user.token if user is not None else {}
     return await http.post(f"/api/method/{method}", json=kwargs, headers=headers)
+
+
+async def drain_jobs(site: Site) -> None:
+    """Wait for the in-process background jobs (no FW_REDIS_URL in tests) to finish."""
+    from engine.jobs.queue import backend_for
+
+    backend = backend_for(site)
+    drain = getattr(backend, "drain", None)
+    if drain is not None:
+        await drain()

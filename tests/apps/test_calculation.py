@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import date
 
 import pytest
-
 from workforce_scoring.scoring.calculation import (
     MONTHLY,
     WEEKLY,

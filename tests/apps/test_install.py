@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 
+from workforce_scoring.install import ensure_defaults
+
 from engine.context import unit_of_work
 from engine.documents.factory import get_doc
 from engine.fixtures import export_fixtures, import_app_fixtures
 from engine.query.listing import get_all
 from engine.site import Site
 from tests.apps.conftest import app_of
-from workforce_scoring.install import ensure_defaults
 
 ROLES = {"HR Reviewer", "Department Manager", "Warehouse Manager", "Employee"}
 STATES = {"Draft", "Pending", "Approved", "Rejected", "Confirmed", "Appealed", "Waived"}
@@ -18,8 +19,8 @@ STATES = {"Draft", "Pending", "Approved", "Rejected", "Confirmed", "Appealed", "
 
 async def test_fixtures_and_defaults_are_installed(ws: Site) -> None:
     ctx = ws.context()
-    assert ROLES <= set(await get_all(ctx, "Role", pluck="name"))
-    assert STATES <= set(await get_all(ctx, "Workflow State", pluck="name"))
+    assert set(await get_all(ctx, "Role", pluck="name")) >= ROLES
+    assert set(await get_all(ctx, "Workflow State", pluck="name")) >= STATES
     workflow = await get_doc(ctx, "Workflow", "Warehouse Violation Workflow")
     assert workflow.document_type == "Warehouse Violation" and workflow.is_active
     assert [(s.state, str(s.doc_status)) for s in workflow.states] == [

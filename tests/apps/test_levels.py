@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from workforce_scoring.scoring.levels import (
     DEFAULT_THRESHOLDS,
     LEVELS,
