@@ -66,8 +66,11 @@ async def export_fixtures(site: Site, app: App, progress: Progress | None = None
         meta = ctx.meta(doctype)
         if progress:
             progress(f"{app.name}: exporting {doctype}")
-        names = await get_all(ctx, doctype, filters=entry.get("filters"), or_filters=entry.get("or_filters"),
-                              order_by="idx asc, creation asc", pluck="name")
+        if meta.issingle:  # a Single is exported as its one document (once it was saved)
+            names = [doctype] if await store.load(ctx, meta, doctype, {"_id": 1}) is not None else []
+        else:
+            names = await get_all(ctx, doctype, filters=entry.get("filters"), or_filters=entry.get("or_filters"),
+                                  order_by="idx asc, creation asc", pluck="name")
         tables = {t.fieldname for t in meta.table_fields}
         docs = [_strip((await get_doc(ctx, doctype, n)).as_dict(), tables) for n in names]
         folder = app.path / "fixtures"

@@ -52,7 +52,7 @@ def resolve_dotted(path: Any, where: str) -> Handler:
         raise exc.ConfigurationError(f"{where}: cannot import {module_path!r} for {path!r}: {e}") from e
     target = getattr(module, attr, None)
     if target is None or not callable(target):
-        raise exc.ConfigurationError(f"{where}: {module_path!r} has no callable {attr!r}")
+        raise exc.ConfigurationError(f"{where}: {path!r} does not resolve: {module_path!r} has no callable {attr!r}")
     return target
 
 

@@ -216,9 +216,18 @@ async def migrate(site: Site, *, force: bool = False, progress: Progress | None 
         await _ensure_internal_indexes(site)
         await ensure_bootstrap(site)
         await _sync_apps(site, report, progress, install=install)
+        # fixtures may have added Custom Fields (a meta change): sync again, so the stored definitions
+        # hash includes them and the next migrate with nothing changed is skipped
+        _merge(report, await sync_schema(site, progress=progress))
         await _run_hooks(site, site.apps.after_migrate, ran)
     report.hooks_run = ran
     return report
+
+
+def _merge(report: MigrateReport, later: MigrateReport) -> None:
+    report.skipped = report.skipped and later.skipped
+    for name in ("collections_created", "indexes_created", "indexes_dropped", "doctypes_synced"):
+        getattr(report, name).extend(getattr(later, name))
 
 
 @contextlib.asynccontextmanager

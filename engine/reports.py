@@ -124,6 +124,32 @@ def _rows(columns: list[dict[str, Any]], data: list[Any]) -> list[Any]:
     return [dict(zip(keys, row, strict=False)) if isinstance(row, list | tuple) else row for row in data or []]
 
 
+NUMERIC = frozenset({"Currency", "Int", "Float", "Percent", "Duration"})
+
+
+def _number(value: Any) -> float:
+    try:
+        return float(value or 0)
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _total_row(columns: list[dict[str, Any]], rows: list[Any]) -> list[Any]:
+    """Frappe's `add_total_row`: numeric columns summed (Percent averaged), "Total" in the first
+    column unless it is a number or date; a list in column order, as Frappe appends it."""
+    total: list[Any] = [""] * len(columns)
+    for i, col in enumerate(columns):
+        if col.get("fieldtype") not in NUMERIC:
+            continue
+        values = [row.get(col["fieldname"]) if isinstance(row, dict) else None for row in rows]
+        total[i] = sum(_number(v) for v in values)
+        if col.get("fieldtype") == "Percent" and rows:
+            total[i] = total[i] / len(rows)
+    if columns and columns[0].get("fieldtype") not in (*NUMERIC, "Date"):
+        total[0] = _("Total")
+    return total
+
+
 async def run(ctx: Context, report: ReportDef, filters: dict[str, Any] | None) -> dict[str, Any]:
     await check_access(ctx, report)
     if report.execute is None:
@@ -134,7 +160,10 @@ async def run(ctx: Context, report: ReportDef, filters: dict[str, Any] | None) -
         result = await result
     columns, data, message, chart, summary, skip_total = _normalise(result)
     columns = _columns(columns or [])
-    return {"result": _rows(columns, data or []), "columns": columns, "message": message, "chart": chart,
+    rows = _rows(columns, data or [])
+    add_total = bool(report.definition.get("add_total_row"))
+    if add_total and rows and not skip_total:
+        rows.append(_total_row(columns, rows))
+    return {"result": rows, "columns": columns, "message": message, "chart": chart,
             "report_summary": summary, "skip_total_row": int(bool(skip_total)), "status": None,
-            "execution_time": round(time.perf_counter() - started, 4),
-            "add_total_row": bool(report.definition.get("add_total_row"))}
+            "execution_time": round(time.perf_counter() - started, 4), "add_total_row": add_total}

@@ -42,6 +42,7 @@ from engine import db, naming, permissions
 from engine import exceptions as exc
 from engine.documents import docstatus, lifecycle, store, validation
 from engine.documents.factory import new_doc
+from engine.meta import fieldtypes
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -86,9 +87,10 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     result = BulkInsertResult()
     now = lifecycle.now_str()
     docs: dict[int, Document] = {}
+    plans: dict[str, _CoercePlan] = {}
     for index, row in enumerate(rows):
         try:
-            docs[index] = _prepare(ctx, meta, row, now, ignore_mandatory=ignore_mandatory)
+            docs[index] = _prepare(ctx, meta, row, now, plans, ignore_mandatory=ignore_mandatory)
         except exc.FwError as e:
             result.failed[index] = e
     if not ignore_permissions:
@@ -97,7 +99,7 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
         await _check_links(ctx, docs, result)
     await _name(ctx, meta, docs, result)
     order = sorted(docs)
-    records = [lifecycle._clean_record(docs[i].to_record(), meta.table_fieldnames) for i in order]
+    records = [_record(docs[i]) for i in order]
     if not records:
         return result
     if ctx.uow is not None and ctx.uow.in_transaction:
@@ -115,7 +117,8 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     return result
 
 
-def _prepare(ctx: Context, meta: Meta, row: Mapping[str, Any], now: str, *, ignore_mandatory: bool) -> Document:
+def _prepare(ctx: Context, meta: Meta, row: Mapping[str, Any], now: str, plans: dict[str, _CoercePlan], *,
+             ignore_mandatory: bool) -> Document:
     """A new document from `row`, with what `insert()` sets before its hooks, checked in memory."""
     if not isinstance(row, Mapping):
         raise exc.DataError(_("Document data must be an object, not {0}", type(row).__name__))
@@ -127,11 +130,30 @@ def _prepare(ctx: Context, meta: Meta, row: Mapping[str, Any], now: str, *, igno
     data.update(owner=ctx.user, creation=now, modified=now, modified_by=ctx.user, docstatus=0, idx=0)
     validation.apply_defaults(doc, now=now, today=now[:10])
     validation.check_non_table_lists(doc)
-    validation.coerce_fields(doc)
+    for d in validation._all_docs(doc):
+        plan = plans.get(d.meta.name) or plans.setdefault(d.meta.name, _CoercePlan(d.meta))
+        plan.apply(d)
     _start_workflow(ctx, doc)
     if not ignore_mandatory:
         validation.check_mandatory(doc)
     return doc
+
+
+class _CoercePlan:
+    """`validation.coerce_fields` for many documents of one doctype: an empty field gets its type's
+    empty value (worked out once per batch), only given values go through their type's coercion."""
+
+    def __init__(self, meta: Meta) -> None:
+        self.doctype = meta.name
+        self.fields = [(f, fieldtypes.coerce_value(f, None, doctype=meta.name)) for f in meta.value_fields
+                       if f.fieldtype != "Password"]
+
+    def apply(self, doc: Document) -> None:
+        data = doc._data
+        for f, empty in self.fields:
+            value = data.get(f.fieldname)
+            data[f.fieldname] = empty if value is None else fieldtypes.coerce_value(f, value, doctype=self.doctype)
+        data["docstatus"] = docstatus.coerce(data.get("docstatus"))
 
 
 def _start_workflow(ctx: Context, doc: Document) -> None:
@@ -194,6 +216,7 @@ async def _check_links(ctx: Context, docs: dict[int, Document], result: BulkInse
         projection = {"docstatus": 1, **_fetch_sources(docs.values(), target)}
         rows = await store.find(ctx, target_meta, {"_id": {"$in": sorted(names)}}, projection=projection)
         found[target] = {row["_id"]: row for row in rows}
+    fetches: dict[tuple[str, str], list[DocFieldSchema]] = {}
     for index, d, f, target, value in checks:
         if index in result.failed:
             continue
@@ -205,9 +228,24 @@ async def _check_links(ctx: Context, docs: dict[int, Document], result: BulkInse
             result.failed[index] = exc.LinkValidationError(
                 _("Cannot link cancelled document: {0} {1}", _(target), value), field=f.fieldname)
         else:
-            validation._apply_fetch(d, f.fieldname, row)
+            key = (d.meta.name, f.fieldname)
+            fields = fetches.get(key)
+            if fields is None:
+                fields = fetches[key] = [x for x in d.meta.fetch_fields
+                                         if (x.fetch_from or "").partition(".")[0] == f.fieldname]
+            if fields:
+                _fetch(d, fields, row)
     for index in result.failed:
         docs.pop(index, None)
+
+
+def _fetch(d: Document, fields: list[DocFieldSchema], row: dict[str, Any]) -> None:
+    """`fetch_from` as `validation` applies it, for the fields that read this link."""
+    for f in fields:
+        source = (f.fetch_from or "").partition(".")[2]
+        if not source or (f.fetch_if_empty and d._data.get(f.fieldname) not in (None, "", 0)):
+            continue
+        d._data[f.fieldname] = fieldtypes.coerce_value(f, row.get(source), doctype=d.doctype)
 
 
 def _fetch_sources(docs: Any, target: str) -> dict[str, int]:
@@ -267,39 +305,65 @@ async def _name_from_counters(ctx: Context, meta: Meta, docs: dict[int, Document
         for doc, number in zip(docs.values(), numbers, strict=True):
             doc._data["name"] = str(number)
         return
-    by_key: dict[str, list[int]] = defaultdict(list)
+    shared: dict[str, _Template] = {}  # expressions that read no field render the same for every document
+    by_key: dict[str, list[tuple[int, _Template]]] = defaultdict(list)
     for index, doc in docs.items():
         try:
-            keys = _counter_keys(_expression(meta, doc), doc, now)
-            if len(keys) == 1:
-                by_key[keys[0]].append(index)
+            expression = _expression(meta, doc)
+            template = shared.get(expression) or _Template.render(expression, doc, now)
+            if not template.reads_fields:
+                shared[expression] = template
+            if len(template.counters) == 1:
+                by_key[template.counters[0][0]].append((index, template))
             else:  # several counters in one name (rare): one by one
                 doc._data["name"] = await naming.make_name(ctx, doc, now=now)
         except exc.FwError as e:
             result.failed[index] = e
-    for key, indexes in by_key.items():
-        for index, number in zip(indexes, await reserve(ctx, key, len(indexes)), strict=True):
-            doc = docs[index]
-
-            def counter(_key: str, digits: int, number: int = number) -> str:
-                return str(number).zfill(digits)
-
+    for key, entries in by_key.items():
+        for (index, template), number in zip(entries, await reserve(ctx, key, len(entries)), strict=True):
             try:
-                name = naming.parse_expression(_expression(meta, doc), doc, counter, now)
-                doc._data["name"] = naming.validate_name(meta.name, name)
+                docs[index]._data["name"] = naming.validate_name(meta.name, template.fill(number))
             except exc.FwError as e:
                 result.failed[index] = e
 
 
-def _counter_keys(expression: str, doc: Document, now: datetime) -> list[str]:
-    keys: list[str] = []
+_SLOT = "\x00"  # where the counter goes in a rendered name (never part of a valid name)
 
-    def counter(key: str, digits: int) -> str:
-        keys.append(key)
-        return "0" * digits
 
-    naming.parse_expression(expression, doc, counter, now)
-    return keys
+@dataclass(frozen=True)
+class _Template:
+    text: str
+    counters: list[tuple[str, int]]  # (series key, digits) in order
+    reads_fields: bool
+
+    @classmethod
+    def render(cls, expression: str, doc: Document, now: datetime) -> _Template:
+        counters: list[tuple[str, int]] = []
+
+        def counter(key: str, digits: int) -> str:
+            counters.append((key, digits))
+            return _SLOT
+
+        probe = _Probe(doc)
+        text = naming.parse_expression(expression, probe, counter, now)
+        return cls(text, counters, probe.reads_fields)
+
+    def fill(self, number: int) -> str:
+        return self.text.replace(_SLOT, str(number).zfill(self.counters[0][1]), 1)
+
+
+class _Probe:
+    """The document as naming sees it, noting whether the expression read one of its fields."""
+
+    def __init__(self, doc: Document) -> None:
+        self.doc = doc
+        self.meta = doc.meta
+        self.name = doc.get("name")
+        self.reads_fields = False
+
+    def get(self, fieldname: str, default: Any = None) -> Any:
+        self.reads_fields = True
+        return self.doc.get(fieldname, default)
 
 
 async def reserve(ctx: Context, key: str, count: int) -> range:
@@ -319,6 +383,13 @@ async def reserve(ctx: Context, key: str, count: int) -> range:
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")
+
+
+def _record(doc: Document) -> dict[str, Any]:
+    """The stored shape (what `insert()` writes): `_id` for the name, no nulls."""
+    if doc.meta.table_fields:
+        return lifecycle._clean_record(doc.to_record(), doc.meta.table_fieldnames)
+    return {("_id" if key == "name" else key): value for key, value in doc._data.items() if value is not None}
 
 
 # -- the write ------------------------------------------------------------------------------------

@@ -46,6 +46,7 @@ def queue_key(site_name: str, queue: str) -> str:
 class Backend(Protocol):
     async def submit(self, payload: JobPayload, *, at_front: bool) -> bool: ...
     async def status(self, job_id: str) -> str | None: ...
+    async def owner(self, job_id: str) -> str | None: ...
     async def close(self) -> None: ...
 
 
@@ -55,12 +56,14 @@ class InProcessBackend:
     def __init__(self, site: Site) -> None:
         self.site = site
         self.states: dict[str, str] = {}
+        self.owners: dict[str, str] = {}
         self.tasks: set[asyncio.Task[Any]] = set()
 
     async def submit(self, payload: JobPayload, *, at_front: bool) -> bool:
         if self.states.get(payload.job_id) in ("queued", "started"):
             return False
         self.states[payload.job_id] = "queued"
+        self.owners[payload.job_id] = payload.user
         task = asyncio.get_running_loop().create_task(self._run(payload))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
@@ -78,6 +81,9 @@ class InProcessBackend:
 
     async def status(self, job_id: str) -> str | None:
         return self.states.get(job_id)
+
+    async def owner(self, job_id: str) -> str | None:
+        return self.owners.get(job_id)
 
     async def drain(self) -> None:
         """Wait for every running job (tests and shutdown)."""
@@ -110,16 +116,18 @@ class ArqBackend:
 
     async def submit(self, payload: JobPayload, *, at_front: bool) -> bool:
         pool = await self.pool()
-        try:
-            state = await self.status(payload.job_id)
-            if state in ("finished", "failed"):  # a finished job with this id is replaced
-                await pool.delete(f"{RESULT_PREFIX}{payload.job_id}")
-            elif state is not None:
-                return False
-            job = await pool.enqueue_job(
+
+        async def push() -> Any:
+            return await pool.enqueue_job(
                 ARQ_FUNCTION, payload.to_dict(), _job_id=payload.job_id,
                 _queue_name=queue_key(self.site.name, payload.queue),
                 _defer_until=front_of_queue() if at_front else None, _expires=JOB_EXPIRES)
+
+        try:
+            job = await push()  # arq refuses an id that is queued, running or has a result
+            if job is None and await self.status(payload.job_id) in ("finished", "failed"):
+                await pool.delete(f"{RESULT_PREFIX}{payload.job_id}")  # a finished job with this id is replaced
+                job = await push()
         except exc.FwError:
             raise
         except Exception as e:
@@ -142,6 +150,20 @@ class ArqBackend:
         if await pool.exists(f"{JOB_PREFIX}{job_id}"):
             return "queued"
         return None
+
+    async def owner(self, job_id: str) -> str | None:
+        """The user who enqueued the job (from arq's job or result record)."""
+        from arq.jobs import Job
+
+        try:
+            info = await Job(job_id, await self.pool()).info()
+        except exc.FwError:
+            raise
+        except Exception:  # a record that no longer unpickles: nobody's
+            return None
+        if info is None or not info.args or not isinstance(info.args[0], dict):
+            return None
+        return info.args[0].get("user")  # type: ignore[no-any-return]
 
     async def close(self) -> None:
         if self._pool is not None:

@@ -133,6 +133,7 @@ async def run_scheduler(settings: Settings, *, once: bool = False) -> None:
         loop.add_signal_handler(sig, stop.set)
     try:
         await sync_job_types(site)
+        log.info("fw scheduler running (site %s, a tick every %s s)", site.name, settings.scheduler_interval)
         while not stop.is_set():
             try:
                 await tick(site)
@@ -148,5 +149,6 @@ async def run_scheduler(settings: Settings, *, once: bool = False) -> None:
         await backend.close()
     finally:
         await site.close()
+    log.info("fw scheduler stopped")
 
 

@@ -1,8 +1,9 @@
 """`fw worker --queue default,long`: one arq worker per queue in one process, sharing the site.
 
-Several worker processes may share queues. Taking a job sets arq's in-progress key (the lease);
-fw sets its expiry to the job's own deadline (start + timeout) plus `LEASE_GRACE` seconds, and
-keeps extending it while a job past its deadline is still being wound up (Error Log, callbacks).
+Several worker processes may share queues. Taking a job sets arq's in-progress key (the lease,
+`CLAIM_LEASE` seconds); a second into the job fw sets its expiry to the job's own deadline
+(start + timeout) plus `LEASE_GRACE` seconds, and keeps extending it while a job past its
+deadline is still being wound up (Error Log, callbacks).
 A job whose worker dies mid-run is therefore picked up again by another worker once the lease
 expires (arq counts the try; after `max_tries` it is recorded failed), so it never vanishes.
 """
@@ -16,6 +17,7 @@ import signal
 import time
 from typing import Any
 
+from engine import exceptions as exc
 from engine.jobs import runner
 from engine.jobs.payload import JobPayload
 from engine.jobs.queue import ARQ_FUNCTION, IN_PROGRESS_PREFIX, queue_key
@@ -26,6 +28,7 @@ log = logging.getLogger("fw.worker")
 MAX_TIMEOUT = 24 * 3600
 CLAIM_LEASE = 60  # s: the lease from taking a job until fw_run_job sets the job's own
 LEASE_GRACE = 5.0  # s past a job's deadline before another worker may take it over
+LEASE_DELAY = 1.0  # s into a job before fw shortens the claim lease to the job's own
 SHUTDOWN_WAIT = 30.0  # s a stopping worker waits for its running jobs before handing them back
 
 
@@ -34,11 +37,17 @@ class JobFailed(Exception):
 
 
 async def _hold_lease(redis: Any, job_id: str, deadline: float) -> None:
-    """Keep the in-progress key alive until `deadline` + grace, and past it while we still run."""
+    """Keep the in-progress key alive until `deadline` + grace, and past it while we still run.
+
+    The first write waits `LEASE_DELAY`: most jobs are done by then and cost no extra round trip
+    (a job killed within its first second keeps the claim lease, so it is retried within a minute).
+    """
     key = f"{IN_PROGRESS_PREFIX}{job_id}"
+    await asyncio.sleep(LEASE_DELAY)
     while True:
         expires = max(deadline, time.time()) + LEASE_GRACE
-        await redis.pexpire(key, max(int((expires - time.time()) * 1000), 1))
+        # shielded: cancelling the holder mid-command would make redis-py drop the connection
+        await asyncio.shield(redis.pexpire(key, max(int((expires - time.time()) * 1000), 1)))
         await asyncio.sleep(LEASE_GRACE / 2.5)
 
 
@@ -91,12 +100,25 @@ async def run_workers(settings: Settings, queues: list[str], *, burst: bool = Fa
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(w.async_run()) for w in workers]
     log.info("fw worker listening on %s (site %s)", ", ".join(queues), site.name)
+    crashed: BaseException | None = None
     try:
         if burst:
             await asyncio.gather(*tasks)
         else:
-            await stop.wait()
-            log.info("fw worker stopping: waiting for running jobs")
+            # a worker loop that dies (Redis gone: arq does not reconnect) must not leave a process
+            # that looks alive and runs nothing: stop everything and exit non-zero, to be restarted
+            stopping = asyncio.create_task(stop.wait())
+            done, _pending = await asyncio.wait([stopping, *tasks], return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await stopping
+            for task in tasks:
+                if task in done:
+                    crashed = (None if task.cancelled() else task.exception()) or RuntimeError("the worker loop ended")
+                    log.error("fw worker: a queue's worker loop stopped (%s); shutting down", crashed)
+                    break
+            else:
+                log.info("fw worker stopping: waiting for running jobs")
     finally:
         for w in workers:
             w.allow_pick_jobs = False
@@ -112,3 +134,6 @@ async def run_workers(settings: Settings, queues: list[str], *, burst: bool = Fa
         await asyncio.gather(*tasks, return_exceptions=True)
         await site.close()
         log.info("fw worker stopped")
+    if crashed is not None:
+        raise exc.ConfigurationError(f"fw worker stopped: {type(crashed).__name__}: {crashed} "
+                                     "(is Redis at FW_REDIS_URL reachable?)")

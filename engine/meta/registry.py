@@ -126,9 +126,10 @@ class MetaRegistry:
             declared = {f.fieldname for f in self.apps.doctypes[doctype].fields} | {
                 f.fieldname for f in custom.get(doctype, ())}
             if wf.field not in declared:
+                # allow_on_submit: a transition between two submitted states changes it (as Frappe's field)
                 custom.setdefault(doctype, []).append(DocFieldSchema(
                     fieldname=wf.field, fieldtype="Link", options="Workflow State", label="Workflow State",
-                    hidden=True, search_index=True))
+                    hidden=True, search_index=True, allow_on_submit=True, no_copy=True))
         self.workflows = workflows
         self._custom = custom
         self._cache.clear()

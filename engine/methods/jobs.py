@@ -15,24 +15,18 @@ from engine.whitelisted import whitelist
 async def get_job_status(ctx: Context, job_id: str) -> dict[str, Any]:
     """The state of a job this site queued. Callers see only their own jobs unless System Manager."""
     full_id = job_id if job_id.startswith(f"{ctx.site.name}::") else f"{ctx.site.name}::{job_id}"
-    if not ctx.is_admin and "System Manager" not in await ctx.roles():
-        owner = await _job_owner(ctx, full_id)
-        if owner is not None and owner != ctx.user:
-            raise exc.PermissionError(_("You can only see the status of your own jobs"))
     status = await job_status(ctx.site, full_id)
     if status is None:
         raise exc.DoesNotExistError(_("Job {0} not found", job_id))
+    if not ctx.is_admin and "System Manager" not in await ctx.roles():
+        owner = await _job_owner(ctx, full_id)
+        if owner != ctx.user:  # someone else's, or no record of who queued it
+            raise exc.PermissionError(_("You can only see the status of your own jobs"))
     return {"job_id": full_id, "status": status}
 
 
 async def _job_owner(ctx: Context, job_id: str) -> str | None:
-    from engine.jobs.queue import ArqBackend, backend_for
+    from engine.jobs.queue import backend_for
 
-    backend = backend_for(ctx.site)
-    if isinstance(backend, ArqBackend):
-        from arq.jobs import Job
-
-        info = await Job(job_id, await backend.pool()).info()
-        if info is not None and info.args:
-            return info.args[0].get("user")  # type: ignore[no-any-return]
-    return None
+    owner = getattr(backend_for(ctx.site), "owner", None)
+    return await owner(job_id) if owner is not None else None

@@ -156,11 +156,16 @@ async def test_worker_runs_jobs_in_the_enqueuing_users_context(jobs_env: JobsEnv
         long_key = unique("long")
         long_job = enqueue_http(admin, "marker", queue="long", kwargs={"key": long_key}).json()["message"]
         doomed = unique("doomed")
-        failing = enqueue_http(admin, "create_then_fail", kwargs={"title": doomed}).json()["message"]
+        failing = enqueue_http(admin, "create_then_fail", kwargs={"title": doomed},
+                               on_failure="fwtest.jobs.mark_callback").json()["message"]
+        later_key, written = unique("after-commit"), unique("written-with-it")
+        r = enqueue_http(admin, "marker", kwargs={"key": later_key}, after_commit=True, write_first=written)
+        later = r.json()["message"]
 
         assert http_status(user, user_job)["status"] == "finished"
         assert http_status(admin, long_job)["status"] == "finished"
         assert http_status(admin, failing)["status"] == "failed"
+        assert http_status(admin, later)["status"] == "finished"
         # only the enqueuing user (or a System Manager) may see a job's status
         r = user.get(STATUS, params={"job_id": long_job})
         assert r.status_code == 403, r.text
@@ -179,6 +184,8 @@ async def test_worker_runs_jobs_in_the_enqueuing_users_context(jobs_env: JobsEnv
     errors = await get_all(jsite.context(), "Error Log", filters={"method": "fwtest.jobs.create_then_fail"},
                            pluck="error")
     assert any(f"job refused {doomed}" in e for e in errors)  # ... and its Error Log kept
+    assert len(await notes(jsite, f"callback:job refused {doomed}")) == 1  # on_failure ran, in the worker
+    assert len(await notes(jsite, later_key)) == 1 and len(await notes(jsite, written)) == 1
 
 
 async def test_bad_enqueues_fail_at_enqueue_time(jobs_env: JobsEnv, admin: httpx.Client, jsite: Site) -> None:
@@ -263,10 +270,11 @@ async def test_a_killed_workers_job_runs_again_and_never_vanishes(jobs_env: Jobs
     doomed_worker = jobs_env.worker("kill")
     ctx = jsite.context()
     key = unique("killed")
-    # lease = the job's timeout (3 s) + 5 s grace from its start: then another worker may take it
-    job_id = await queue.enqueue(ctx, "fwtest.jobs.marker", queue="kill", key=key, seconds=1.5, timeout=3)
+    # a second into the job, its lease becomes the job's timeout (3 s) + 5 s grace from its start:
+    # once that runs out another worker may take the job over
+    job_id = await queue.enqueue(ctx, "fwtest.jobs.marker", queue="kill", key=key, seconds=2, timeout=3)
     await wait_status(jsite, job_id, {"started"})
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(1.4)
     doomed_worker.kill()  # SIGKILL mid-job: no cleanup, the lease stays behind in Redis
     assert doomed_worker.exit_code == -signal.SIGKILL
     rescuer = jobs_env.worker("kill")
@@ -306,8 +314,13 @@ async def test_without_redis_jobs_run_inside_fw_serve(jobs_env: JobsEnv, jsite: 
         key = unique("inproc")
         r = enqueue_http(client, "marker", kwargs={"key": key})
         assert r.status_code == 200, r.text
-        assert http_status(client, r.json()["message"])["status"] == "finished"
+        job_id = r.json()["message"]
+        assert http_status(client, job_id)["status"] == "finished"
         pid = client.get("/api/method/fwtest.api.server_pid").json()["message"]
+        make_user(client, "jobuser@example.com", language="de")
+    with login(server.url, "jobuser@example.com", "Job-Pass-1234") as other:
+        r = other.get(STATUS, params={"job_id": job_id})
+        assert r.status_code == 403, r.text  # in-process jobs know their owner too
     [note] = await notes(jsite, key)
     assert f"pid={pid}" in note["body"]  # the server process itself ran it
     assert server.stop() == 0
@@ -376,3 +389,33 @@ async def test_fw_execute_runs_a_scheduled_function_by_hand(jobs_env: JobsEnv, j
     assert await asyncio.to_thread(process.wait) == 0, process.log()[-4000:]
     assert len(await notes(jsite, "scheduled")) == before + 1
 
+
+
+async def test_a_worker_that_loses_redis_exits_instead_of_idling(jobs_env: JobsEnv) -> None:
+    from tests.support.redis_server import start_redis
+
+    own_redis = start_redis()
+    try:
+        worker = jobs_env.factory.spawn("worker", "--queue", "default",
+                                        env={**jobs_env.env, "FW_REDIS_URL": own_redis.url})
+        worker.wait_for_log(READY)
+        await asyncio.sleep(0.5)
+    finally:
+        own_redis.stop()
+    code = await asyncio.to_thread(worker.wait, 30)
+    assert code == 2, worker.log()[-4000:]
+    assert "fw worker stopped: " in worker.log() and "FW_REDIS_URL" in worker.log()
+
+
+async def test_scheduler_stops_cleanly_on_sigterm(jobs_env: JobsEnv, jsite: Site) -> None:
+    coll = jsite.db.collection("scheduled_job_type")
+    paused = await coll.distinct("_id", {"stopped": {"$ne": 1}})
+    await coll.update_many({"_id": {"$in": paused}}, {"$set": {"stopped": 1}})  # this test runs no job
+    try:
+        process = jobs_env.factory.spawn("scheduler", env=jobs_env.env)
+        process.wait_for_log("fw scheduler running")
+        process.proc.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(process.wait, 10) == 0, process.log()[-4000:]
+        assert "fw scheduler stopped" in process.log()
+    finally:
+        await coll.update_many({"_id": {"$in": paused}}, {"$set": {"stopped": 0}})

@@ -2,9 +2,10 @@
 registries and sites built from them, without disturbing the session's registry.
 
 `engine.hooks.build_registry` is process-global in two ways: it clears and reloads the translation
-catalogs, and it freezes the whitelist. `temp_registry` restores the catalogs at once (the session's
-apps keep their translations); `forget_apps` drops the temporary packages from `sys.modules` and
-`sys.path` afterwards, so another test may reuse a name.
+catalogs, and it freezes the whitelist. `temp_registry` restores both at once (the session's apps keep
+their translations, and can still register their functions if their registry is built later);
+`forget_apps` drops the temporary packages from `sys.modules` and `sys.path` afterwards, so another
+test may reuse a name.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from engine import db, translation
+from engine import db, translation, whitelisted
 from engine.core.bootstrap import ensure_bootstrap
 from engine.hooks import AppRegistry, build_registry
 from engine.migrate import sync_schema
@@ -54,11 +55,14 @@ def unique(prefix: str) -> str:
 def temp_registry(apps_dir: Path, names: list[str]) -> AppRegistry:
     """`build_registry` for temporary apps; the process's translation catalogs are left as they were."""
     saved = {lang: dict(table) for lang, table in translation._catalogs.items()}
+    was_frozen = whitelisted._frozen
     try:
         return build_registry(apps_dir, names)
     finally:
         translation._catalogs.clear()
         translation._catalogs.update(saved)
+        if not was_frozen:  # the session's registry is not built yet: its apps still register functions
+            whitelisted.unfreeze_for_tests()
 
 
 def forget_apps(apps_dir: Path, names: list[str]) -> None:

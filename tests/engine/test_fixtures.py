@@ -16,13 +16,12 @@ from engine import exceptions as exc
 from engine.apps import App
 from engine.context import Context, unit_of_work
 from engine.documents.factory import get_doc, new_doc
-from engine.fixtures import export_fixtures, import_app_fixtures, import_file, ImportReport
+from engine.fixtures import ImportReport, export_fixtures, import_app_fixtures, import_file
 from engine.hooks import AppRegistry
 from engine.query.listing import get_all
 from engine.settings import Settings
 from engine.site import Site
-from tests.engine.temp_apps import doctype_json, forget_apps, reset_site, temp_registry, temp_site, unique, \
-    write_app
+from tests.engine.temp_apps import doctype_json, forget_apps, reset_site, temp_registry, temp_site, unique, write_app
 
 APP = unique("fxapp")
 BAD = unique("fxbad")
@@ -31,6 +30,7 @@ fixtures = [
     {"dt": "Role", "filters": [["name", "in", ["FX Role A", "FX Role B"]]]},
     {"dt": "FX Thing", "filters": [["kind", "=", "Large"]]},
     {"dt": "Workflow", "filters": [["document_type", "=", "FX Thing"]]},
+    "FX Settings",
 ]
 '''
 
@@ -53,6 +53,11 @@ def apps(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[AppRegistry
             {"fieldname": "item", "fieldtype": "Data", "label": "Item", "reqd": 1},
             {"fieldname": "qty", "fieldtype": "Int", "label": "Qty", "default": "1"},
         ], module="FX App", istable=1),
+        "doctype/fx_settings/__init__.py": "",
+        "doctype/fx_settings/fx_settings.json": doctype_json("FX Settings", [
+            {"fieldname": "threshold", "fieldtype": "Int", "label": "Threshold"},
+            {"fieldname": "mode", "fieldtype": "Data", "label": "Mode"},
+        ], module="FX App", issingle=1),
     })
     write_app(apps_dir, BAD, 'fixtures = ["FX Loose"]\n', {
         "doctype/__init__.py": "",
@@ -98,6 +103,9 @@ async def make_records(ctx: Context) -> None:
                       states=[{"state": "Draft", "doc_status": "0"}, {"state": "Checked", "doc_status": "0"}],
                       transitions=[{"state": "Draft", "action": "Check", "next_state": "Checked",
                                     "allowed": "FX Role A"}]).insert()
+        settings = await get_doc(ctx, "FX Settings")
+        settings.update({"threshold": 7, "mode": "strict"})
+        await settings.save()
 
 
 def read(path: Path) -> list[dict[str, Any]]:
@@ -124,8 +132,10 @@ async def test_export_writes_one_file_per_entry_honouring_filters(fx: tuple[Site
     await make_records(ctx)
     written = await export_fixtures(site, app)
     folder = app.path / "fixtures"
-    assert written == [folder / "role.json", folder / "fx_thing.json", folder / "workflow.json"]
-    assert sorted(p.name for p in folder.iterdir()) == ["fx_thing.json", "role.json", "workflow.json"]
+    assert written == [folder / "role.json", folder / "fx_thing.json", folder / "workflow.json",
+                       folder / "fx_settings.json"]
+    assert sorted(p.name for p in folder.iterdir()) == ["fx_settings.json", "fx_thing.json", "role.json",
+                                                        "workflow.json"]
 
     roles = read(folder / "role.json")
     assert sorted(r["name"] for r in roles) == ["FX Role A", "FX Role B"]  # FX Role C is filtered out
@@ -133,6 +143,14 @@ async def test_export_writes_one_file_per_entry_honouring_filters(fx: tuple[Site
     assert sorted(t["name"] for t in things) == ["Big One", "Big Two"]  # only kind = Large
     flows = read(folder / "workflow.json")
     assert [w["name"] for w in flows] == ["FX Flow"]
+    settings = read(folder / "fx_settings.json")  # a Single: its one document
+    assert [(s["name"], s["threshold"], s["mode"]) for s in settings] == [("FX Settings", 7, "strict")]
+
+
+async def test_export_of_a_single_never_saved_is_empty(fx: tuple[Site, Context, App]) -> None:
+    site, _ctx, app = fx
+    await export_fixtures(site, app)
+    assert read(app.path / "fixtures" / "fx_settings.json") == []
 
 
 async def test_export_strips_volatile_fields(fx: tuple[Site, Context, App]) -> None:
@@ -175,8 +193,9 @@ async def test_round_trip_and_idempotent_reimport(fx: tuple[Site, Context, App])
     await reset_site(site)  # a new site: nothing of the app's configuration exists
 
     first = await import_app_fixtures(site, app)
-    assert sorted(first.created) == ["FX Thing Big One", "FX Thing Big Two", "Role FX Role A", "Role FX Role B",
-                                     "Workflow FX Flow"]
+    assert sorted(first.created) == ["FX Settings FX Settings", "FX Thing Big One", "FX Thing Big Two",
+                                     "Role FX Role A", "Role FX Role B", "Workflow FX Flow"]
+    assert (await get_doc(ctx, "FX Settings")).threshold == 7
     assert first.updated == []
     big = await get_doc(ctx, "FX Thing", "Big One")
     assert big.value == 10 and big.kind == "Large"
@@ -189,7 +208,7 @@ async def test_round_trip_and_idempotent_reimport(fx: tuple[Site, Context, App])
     before = {dt: await stamps(ctx, dt) for dt in ("FX Thing", "Role", "Workflow", "Workflow State")}
     second = await import_app_fixtures(site, app)
     assert second.created == [] and second.updated == []
-    assert second.unchanged == 5
+    assert second.unchanged == 6
     after = {dt: await stamps(ctx, dt) for dt in ("FX Thing", "Role", "Workflow", "Workflow State")}
     assert after == before  # not even `modified` moved
 
@@ -256,7 +275,7 @@ async def test_unreadable_files_name_the_file(fx: tuple[Site, Context, App]) -> 
     folder = app.path / "fixtures"
     folder.mkdir(exist_ok=True)
     (folder / "broken.json").write_text("[{not json", encoding="utf-8")
-    with pytest.raises(exc.ConfigurationError, match="broken.json"):
+    with pytest.raises(exc.ConfigurationError, match=r"broken\.json"):
         await import_file(site, folder / "broken.json", ImportReport())
     write(folder / "broken.json", [{"name": "no doctype"}])
     with pytest.raises(exc.ConfigurationError, match=r"broken\.json, document #1 \(no doctype\)"):

@@ -240,7 +240,8 @@ async def test_migrate_runs_before_and_after_migrate_hooks(fresh_site: Site) -> 
     calls.clear()
     report = await migrate(fresh_site)
     assert calls == [("before", ""), ("after", fresh_site.db.name)]
-    assert report.hooks_run == ["fwtest: before_migrate", "fwtest: after_migrate"]
+    ours = [hook for hook in report.hooks_run if hook.startswith("fwtest:")]  # other installed apps have hooks too
+    assert ours == ["fwtest: before_migrate", "fwtest: after_migrate"]
     assert await fresh_site.db.collection("role").find_one({"_id": "Migrated Role"}) is not None
     again = await migrate(fresh_site)  # hooks run on every migrate, even when the schema is unchanged
     assert again.skipped

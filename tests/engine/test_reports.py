@@ -152,9 +152,28 @@ async def test_execute_must_return_a_sequence(ctx: Context) -> None:
         await run(ctx, report_def(lambda filters: "nonsense"), {})
 
 
-async def test_add_total_row_is_reported(ctx: Context) -> None:
-    result = await run(ctx, report_def(lambda filters: ([], []), definition={"add_total_row": 1}), {})
+async def test_add_total_row(ctx: Context) -> None:
+    def execute(filters: Any) -> Any:
+        return (["Item::100", "Qty:Int:60", "Amount:Currency:90", "Share:Percent:60", "Note::80"],
+                [["a", 2, 10.5, 40, "x"], {"item": "b", "qty": 3, "amount": 4.5, "share": 60, "note": None}])
+
+    result = await run(ctx, report_def(execute, definition={"add_total_row": 1}), {})
     assert result["add_total_row"] is True
+    assert result["result"][-1] == ["Total", 5.0, 15.0, 50.0, ""]  # Frappe appends the total as a list
+    assert len(result["result"]) == 3
+    with bind(ctx.site.context("Administrator", lang="de")):
+        german = await run(ctx, report_def(execute, definition={"add_total_row": 1}), {})
+    assert german["result"][-1][0] == "Gesamt"
+
+    def skipping(filters: Any) -> Any:
+        return ["Qty:Int:60"], [[1]], None, None, None, True  # the sixth element: skip_total_row
+
+    skipped = await run(ctx, report_def(skipping, definition={"add_total_row": 1}), {})
+    assert skipped["result"] == [{"qty": 1}] and skipped["skip_total_row"] == 1
+    empty = await run(ctx, report_def(lambda filters: (["Qty:Int:60"], []), definition={"add_total_row": 1}), {})
+    assert empty["result"] == []  # nothing to total
+    plain = await run(ctx, report_def(execute), {})
+    assert plain["add_total_row"] is False and len(plain["result"]) == 2
 
 
 # -- access ---------------------------------------------------------------------------------------

@@ -135,3 +135,22 @@ async def test_invalid_workflow_definition(ctx: Context) -> None:
     with pytest.raises(exc.ValidationError, match="not submittable"):
         await new_doc(ctx, "Workflow", workflow_name="Bad2", document_type="Test Note",
                       states=[{"state": "A", "doc_status": "1"}]).insert()
+
+
+async def test_a_submitted_state_moves_to_another_submitted_state(ctx: Context) -> None:
+    """1 → 1 is an update after submit: the implicit state field must be allowed to change then."""
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Role", role_name="Test Approver").insert()
+        await new_doc(ctx, "Workflow", workflow_name="Order Review", document_type="Test Order", is_active=1,
+                      states=[{"state": "Draft", "doc_status": "0"}, {"state": "Approved", "doc_status": "1"},
+                              {"state": "Disputed", "doc_status": "1"}],
+                      transitions=[{"state": "Draft", "action": "Approve", "next_state": "Approved",
+                                    "allowed": "Test Approver"},
+                                   {"state": "Approved", "action": "Dispute", "next_state": "Disputed",
+                                    "allowed": "Test Approver"}]).insert()
+    assert ctx.meta("Test Order").by_name["workflow_state"].allow_on_submit
+    order = await make_order(ctx)
+    doc = await apply_workflow(ctx, order, "Approve")
+    doc = await apply_workflow(ctx, doc, "Dispute")
+    stored = await get_doc(ctx, "Test Order", order.name)
+    assert (stored.workflow_state, stored.docstatus) == ("Disputed", 1)

@@ -13,8 +13,10 @@ is already stored, or came earlier in the same delivery, is skipped silently; an
 (a missing or invalid date, a value that is not a number) is an error with the exception's text,
 logged under the title `receive_data`. One bad record never stops the others.
 
-A delivery of any size costs three queries and one write: the employees of all codes, the stored
-(employee, date) pairs of those employees and dates, and one bulk insert. Two deliveries of the
+A delivery of any size costs the same handful of round trips: one query for the employees of all
+codes, one for the stored (employee, date) pairs among them, then `insert_many`'s link check, one
+naming-counter reservation and one bulk write; never one per record (only a record that fails
+gets its own Error Log). Two deliveries of the
 same records racing each other cannot both insert a record: the unique index on (employee, date)
 for external records refuses the second, and `engine.documents.bulk.insert_many` reports it as a
 duplicate, counted here as skipped. (So the batch is written outside the request's transaction;

@@ -15,7 +15,7 @@ from typing import Any
 
 import engine as fw
 from engine import exceptions as exc
-from workforce_scoring.constants import EMPLOYEE, EMPLOYEE_SCORE
+from workforce_scoring.constants import EMPLOYEE_SCORE
 from workforce_scoring.scoring import service
 
 
@@ -27,7 +27,7 @@ async def calculate_for_employee(ctx: fw.Context, employee: str, period_type: st
     period = service.parse_period_or_throw(period_type, period_value)
     rows = await service.employee_rows(ctx, {"name": employee})
     if not rows:
-        raise exc.DoesNotExistError(fw._("{0} {1} not found", fw._(EMPLOYEE), employee), field="employee")
+        raise exc.DoesNotExistError(fw._("{0} {1} not found", fw._("Employee"), employee), field="employee")
     fields = (await service.compute(ctx, period, rows))[employee]
     existing = (await service.find_scores(ctx, [employee], period)).get(employee)
     if existing is not None and not overwrite:

@@ -1,0 +1,41 @@
+"""The Warehouse Violation form script: its rules under `node --test`, and `fw build` serving it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import httpx
+import pytest
+
+from engine.assets import build
+from engine.site import Site
+from server.app import create_app
+from tests.conftest import make_settings
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT_URL = "/assets/workforce_scoring/doctype/warehouse_violation/warehouse_violation.js"
+
+
+def test_node_tests_of_the_colour_and_button_rules() -> None:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed")
+    result = subprocess.run([node, "--test", str(Path(__file__).parent / "js" / "warehouse_violation.test.js")],
+                            capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "# fail 0" in result.stdout
+
+
+async def test_fw_build_registers_and_serves_the_form_script(tmp_path: Path, site: Site) -> None:
+    (tmp_path / "apps").symlink_to(REPO / "apps")
+    (tmp_path / "apps.txt").write_text("hr\nworkforce_scoring\n")
+    settings = make_settings(root_dir=tmp_path)
+    manifest = build(settings)
+    assert manifest["doctype_js"]["Warehouse Violation"] == [SCRIPT_URL]
+    app = create_app(settings, site=site)
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as client:
+        r = await client.get(SCRIPT_URL)
+    assert r.status_code == 200
+    assert r.text == (REPO / "apps" / SCRIPT_URL.removeprefix("/assets/")).read_text()
