@@ -93,7 +93,8 @@ def lua_scripts(folder: Path, names: list[str], auth_header: str | None) -> dict
     for name, text in scripts.items():
         path = folder / f"{name}.lua"
         path.write_text(text + 'response = function(status, headers, body)\n  if status >= 400 then\n'
-                        '    errors_seen = (errors_seen or 0) + 1\n    if errors_seen < 3 then print(status, body) end\n'
+                        '    errors_seen = (errors_seen or 0) + 1\n'
+                        '    if errors_seen < 3 then print(status, body) end\n'
                         '  end\nend\n')
         paths[name] = path
     return paths

@@ -61,7 +61,7 @@ async def setup_masters(site: Site, employees: int) -> list[tuple[str, str]]:
     return [(result.names[i], rows[i]["employee_number"]) for i in sorted(result.names)]
 
 
-async def bench_receive(site: Site, staff: list[tuple[str, str]], records: int) -> dict[str, float]:
+async def bench_receive(site: Site, staff: list[tuple[str, str]], records: int, rounds: int = 5) -> dict[str, float]:
     from workforce_scoring.api.external import receive_data
 
     ctx = site.context()
@@ -79,24 +79,35 @@ async def bench_receive(site: Site, staff: list[tuple[str, str]], records: int) 
 
     coll = site.db.collection("employee_score")
     before = {r["_id"] for r in await coll.find({}, {"_id": 1}).to_list(None)}
-    started = time.perf_counter()
-    async with unit_of_work(ctx):
-        result = await receive_data(ctx, data)
-    engine_s = time.perf_counter() - started
-    assert result["created"] == len(data) - len(stored) - unknown, result
-    assert result["skipped"] == len(stored) + unknown
 
-    created = [r for r in await coll.find({}).to_list(None) if r["_id"] not in before]
-    await coll.delete_many({"_id": {"$in": [r["_id"] for r in created]}})
-    started = time.perf_counter()
-    await coll.insert_many(created, ordered=False)
-    raw_s = time.perf_counter() - started
+    async def reset() -> None:  # back to the 10 % stored before the delivery
+        await coll.delete_many({"_id": {"$nin": sorted(before)}})
 
-    # the same delivery once more over HTTP (in-process ASGI server, API key, JSON body)
-    await coll.delete_many({"_id": {"$in": [r["_id"] for r in created]}})
+    engine_times: list[float] = []
+    raw_times: list[float] = []
+    created: list[dict[str, Any]] = []
+    for _round in range(rounds):  # alternate engine and raw runs; the machine's noise hits both
+        await reset()
+        started = time.perf_counter()
+        async with unit_of_work(ctx):
+            result = await receive_data(ctx, data)
+        engine_times.append(time.perf_counter() - started)
+        assert result["created"] == len(data) - len(stored) - unknown, result
+        assert result["skipped"] == len(stored) + unknown
+        if not created:
+            created = [r for r in await coll.find({}).to_list(None) if r["_id"] not in before]
+        await reset()
+        started = time.perf_counter()
+        await coll.insert_many(created, ordered=False)
+        raw_times.append(time.perf_counter() - started)
+
+    # the same delivery over HTTP (in-process ASGI server, API key, JSON body)
+    await reset()
     http_s, body_bytes = await deliver_over_http(site, data, len(created))
+    engine_s, raw_s = statistics.median(engine_times), statistics.median(raw_times)
     return {"records": len(data), "created": len(created), "engine_s": engine_s, "raw_s": raw_s, "http_s": http_s,
             "engine_rps": len(data) / engine_s, "raw_rps": len(created) / raw_s, "ratio": engine_s / raw_s,
+            "best_ratio": min(engine_times) / min(raw_times), "rounds": rounds,
             "http_rps": len(data) / http_s, "body_kb": body_bytes / 1024}
 
 
@@ -161,19 +172,19 @@ async def bench_report(site: Site, staff: list[tuple[str, str]], total: int) -> 
     await coll.insert_many(filler, ordered=False)
     report = site.apps.reports["Employee Score Report"]
 
-    async def run(filters: dict[str, Any]) -> float:
+    async def run(filters: dict[str, Any], rows: int) -> float:
         times = []
         for _ in range(5):
             started = time.perf_counter()
             result = await reports.run(ctx, report, filters)
             times.append(time.perf_counter() - started)
-        assert result["result"]
+        assert len(result["result"]) == rows and len(result["chart"]["data"]["labels"]) == 10
         return statistics.median(times) * 1000
 
-    one_period = await run({"period": MONTH, "company": ""})
-    one_company = await run({"period": MONTH, "company": "Acme Logistics"})
+    one_period = await run({"period": MONTH, "company": ""}, len(staff))
+    one_company = await run({"period": MONTH, "company": "Acme Logistics"}, (len(staff) + 1) // 2)
     await coll.update_many({"period_type": "Monthly"}, {"$set": {"period_value": "1999-12"}})
-    everything = await run({"period": "1999-12", "company": ""})
+    everything = await run({"period": "1999-12", "company": ""}, total)
     return {"total": await coll.count_documents({"period_type": "Monthly"}), "period_rows": len(staff),
             "one_period_ms": one_period, "one_company_ms": one_company, "all_in_period_ms": everything}
 
@@ -204,10 +215,11 @@ async def main(records: int, employees: int, report_rows: int) -> None:
         staff = await setup_masters(site, employees)
 
         receive = await bench_receive(site, staff, records)
-        print(f"receive_data: {receive['records']} records ({receive['created']} created) in "
-              f"{receive['engine_s']:.3f} s = {receive['engine_rps']:.0f} records/s; raw insert_many of the "
-              f"{receive['created']} stored documents {receive['raw_s']:.3f} s = {receive['raw_rps']:.0f} docs/s; "
-              f"ratio {receive['ratio']:.2f}x; over HTTP (in-process ASGI, {receive['body_kb']:.0f} KiB JSON body) "
+        print(f"receive_data (median of {receive['rounds']}): {receive['records']} records ({receive['created']} "
+              f"created) in {receive['engine_s']:.3f} s = {receive['engine_rps']:.0f} records/s; raw insert_many of "
+              f"the {receive['created']} stored documents {receive['raw_s']:.3f} s = {receive['raw_rps']:.0f} docs/s; "
+              f"ratio {receive['ratio']:.2f}x (best runs {receive['best_ratio']:.2f}x); over HTTP (in-process ASGI, "
+              f"{receive['body_kb']:.0f} KiB JSON body) "
               f"{receive['http_s']:.3f} s = {receive['http_rps']:.0f} records/s", flush=True)
         await site.db.collection("employee_score").delete_many({})
 

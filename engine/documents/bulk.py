@@ -41,7 +41,6 @@ from typing import TYPE_CHECKING, Any
 from engine import db, naming, permissions
 from engine import exceptions as exc
 from engine.documents import docstatus, lifecycle, store, validation
-from engine.documents.factory import new_doc
 from engine.meta import fieldtypes
 from engine.translation import _
 
@@ -86,11 +85,11 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
         await permissions.check_doctype(ctx, doctype, "create")
     result = BulkInsertResult()
     now = lifecycle.now_str()
+    builder = _Builder(ctx, meta, now, ignore_mandatory=ignore_mandatory)
     docs: dict[int, Document] = {}
-    plans: dict[str, _CoercePlan] = {}
     for index, row in enumerate(rows):
         try:
-            docs[index] = _prepare(ctx, meta, row, now, plans, ignore_mandatory=ignore_mandatory)
+            docs[index] = builder.build(row)
         except exc.FwError as e:
             result.failed[index] = e
     if not ignore_permissions:
@@ -117,26 +116,53 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     return result
 
 
-def _prepare(ctx: Context, meta: Meta, row: Mapping[str, Any], now: str, plans: dict[str, _CoercePlan], *,
-             ignore_mandatory: bool) -> Document:
-    """A new document from `row`, with what `insert()` sets before its hooks, checked in memory."""
-    if not isinstance(row, Mapping):
-        raise exc.DataError(_("Document data must be an object, not {0}", type(row).__name__))
-    doc = new_doc(ctx, meta.name, row)
-    data = doc._data
-    if docstatus.coerce(data.get("docstatus")) != 0:
-        raise exc.DocstatusTransitionError(_("Documents inserted in bulk are drafts (docstatus 0)"),
-                                           field="docstatus")
-    data.update(owner=ctx.user, creation=now, modified=now, modified_by=ctx.user, docstatus=0, idx=0)
-    validation.apply_defaults(doc, now=now, today=now[:10])
-    validation.check_non_table_lists(doc)
-    for d in validation._all_docs(doc):
-        plan = plans.get(d.meta.name) or plans.setdefault(d.meta.name, _CoercePlan(d.meta))
-        plan.apply(d)
-    _start_workflow(ctx, doc)
-    if not ignore_mandatory:
-        validation.check_mandatory(doc)
-    return doc
+class _Builder:
+    """New documents of one doctype from rows, with what `insert()` sets and checks before its
+    hooks; what is the same for every row (controller, coercion plan, workflow) is looked up once."""
+
+    def __init__(self, ctx: Context, meta: Meta, now: str, *, ignore_mandatory: bool) -> None:
+        from engine.workflow import workflow_for
+
+        self.ctx = ctx
+        self.meta = meta
+        self.cls = ctx.site.apps.controller(meta.name)
+        self.now = now
+        self.ignore_mandatory = ignore_mandatory
+        self.plans: dict[str, _CoercePlan] = {}
+        self.workflow = workflow_for(ctx.site.meta, meta.name)
+
+    def build(self, row: Mapping[str, Any]) -> Document:
+        if not isinstance(row, Mapping):
+            raise exc.DataError(_("Document data must be an object, not {0}", type(row).__name__))
+        ctx, now = self.ctx, self.now
+        doc: Document = self.cls(self.meta, ctx=ctx)
+        doc.update(row)
+        data = doc._data
+        if docstatus.coerce(data.get("docstatus")) != 0:
+            raise exc.DocstatusTransitionError(_("Documents inserted in bulk are drafts (docstatus 0)"),
+                                               field="docstatus")
+        data.update(owner=ctx.user, creation=now, modified=now, modified_by=ctx.user, docstatus=0, idx=0)
+        validation.apply_defaults(doc, now=now, today=now[:10])
+        validation.check_non_table_lists(doc)
+        for d in validation._all_docs(doc):
+            plan = self.plans.get(d.meta.name) or self.plans.setdefault(d.meta.name, _CoercePlan(d.meta))
+            plan.apply(d)
+        if self.workflow is not None:
+            self._start_workflow(doc)
+        if not self.ignore_mandatory:
+            validation.check_mandatory(doc)
+        return doc
+
+    def _start_workflow(self, doc: Document) -> None:
+        """A new document starts in the workflow's first state (as the lifecycle's check_workflow)."""
+        wf = self.workflow
+        assert wf is not None
+        first = wf.states[0].state
+        state = doc._data.get(wf.field)
+        if state and state != first and not self.ctx.is_admin:
+            raise exc.WorkflowTransitionError(_("A new {0} must start in state {1}", _(doc.doctype), first),
+                                              field=wf.field)
+        doc._data[wf.field] = state or first
 
 
 class _CoercePlan:
@@ -154,20 +180,6 @@ class _CoercePlan:
             value = data.get(f.fieldname)
             data[f.fieldname] = empty if value is None else fieldtypes.coerce_value(f, value, doctype=self.doctype)
         data["docstatus"] = docstatus.coerce(data.get("docstatus"))
-
-
-def _start_workflow(ctx: Context, doc: Document) -> None:
-    from engine.workflow import workflow_for
-
-    wf = workflow_for(ctx.site.meta, doc.doctype)
-    if wf is None:
-        return
-    first = wf.states[0].state
-    state = doc._data.get(wf.field)
-    if state and state != first and not ctx.is_admin:
-        raise exc.WorkflowTransitionError(_("A new {0} must start in state {1}", _(doc.doctype), first),
-                                          field=wf.field)
-    doc._data[wf.field] = state or first
 
 
 async def _check_documents(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult) -> None:
@@ -208,12 +220,13 @@ async def _check_links(ctx: Context, docs: dict[int, Document], result: BulkInse
                     checks.append((index, d, f, target, d._data[f.fieldname]))
                     wanted[target].add(d._data[f.fieldname])
     found: dict[str, dict[str, dict[str, Any]]] = {}
+    metas = list({d.meta.name: d.meta for _i, d, _f, _t, _v in checks}.values())
     for target, names in wanted.items():
         target_meta = ctx.meta(target)
         if target_meta.issingle:
             found[target] = {target: {}} if target in names else {}
             continue
-        projection = {"docstatus": 1, **_fetch_sources(docs.values(), target)}
+        projection = {"docstatus": 1, **_fetch_sources(metas, target)}
         rows = await store.find(ctx, target_meta, {"_id": {"$in": sorted(names)}}, projection=projection)
         found[target] = {row["_id"]: row for row in rows}
     fetches: dict[tuple[str, str], list[DocFieldSchema]] = {}
@@ -248,11 +261,10 @@ def _fetch(d: Document, fields: list[DocFieldSchema], row: dict[str, Any]) -> No
         d._data[f.fieldname] = fieldtypes.coerce_value(f, row.get(source), doctype=d.doctype)
 
 
-def _fetch_sources(docs: Any, target: str) -> dict[str, int]:
-    """The fields of `target` that `fetch_from` fields of these documents read."""
+def _fetch_sources(metas: list[Meta], target: str) -> dict[str, int]:
+    """The fields of `target` that `fetch_from` fields of these doctypes read."""
     sources: dict[str, int] = {}
-    metas = {d.meta.name: d.meta for doc in docs for d in validation._all_docs(doc)}
-    for meta in metas.values():
+    for meta in metas:
         for f in meta.fetch_fields:
             link, _sep, source = (f.fetch_from or "").partition(".")
             link_field = meta.by_name.get(link)
@@ -301,7 +313,7 @@ async def _name_from_counters(ctx: Context, meta: Meta, docs: dict[int, Document
     if not docs:
         return
     if meta.autoname.lower() == "autoincrement":
-        numbers = await reserve(ctx, f"{meta.name}:autoincrement", len(docs))
+        numbers = await _reserve(ctx, f"{meta.name}:autoincrement", len(docs))
         for doc, number in zip(docs.values(), numbers, strict=True):
             doc._data["name"] = str(number)
         return
@@ -320,7 +332,7 @@ async def _name_from_counters(ctx: Context, meta: Meta, docs: dict[int, Document
         except exc.FwError as e:
             result.failed[index] = e
     for key, entries in by_key.items():
-        for (index, template), number in zip(entries, await reserve(ctx, key, len(entries)), strict=True):
+        for (index, template), number in zip(entries, await _reserve(ctx, key, len(entries)), strict=True):
             try:
                 docs[index]._data["name"] = naming.validate_name(meta.name, template.fill(number))
             except exc.FwError as e:
@@ -366,7 +378,7 @@ class _Probe:
         return self.doc.get(fieldname, default)
 
 
-async def reserve(ctx: Context, key: str, count: int) -> range:
+async def _reserve(ctx: Context, key: str, count: int) -> range:
     """`count` consecutive numbers of the counter `key`, with one atomic update (outside any
     transaction, like `naming.next_counter`: a rollback leaves a gap, never a shared number)."""
     if count <= 0:

@@ -146,3 +146,17 @@ async def test_the_memory_backend_reports_duplicates_too(memory_site: Site) -> N
     assert len((await insert_many(ctx, "Test Reading", rows)).inserted) == 1
     again = await insert_many(ctx, "Test Reading", [*rows, {**rows[0], "date": "2024-03-02"}])
     assert again.duplicates == [0] and list(again.names) == [1]
+
+
+async def test_new_documents_start_in_the_workflows_first_state(ctx: Context, site: Site) -> None:
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
+        await new_doc(ctx, "Workflow", workflow_name="Bulk Orders", document_type="Test Order", is_active=1,
+                      states=[{"state": "Draft", "doc_status": "0"}, {"state": "Open", "doc_status": "0"}],
+                      transitions=[{"state": "Draft", "action": "Open", "next_state": "Open",
+                                    "allowed": "System Manager"}]).insert()
+    manager = await make_user(ctx, "bulk-orders@example.com", ["System Manager"])
+    order = {"customer": "Acme", "posting_date": "2024-03-01"}
+    result = await insert_many(site.context(manager.email), "Test Order", [order, {**order, "workflow_state": "Open"}])
+    assert list(result.names) == [0] and isinstance(result.failed[1], exc.WorkflowTransitionError)
+    assert (await get_doc(ctx, "Test Order", result.names[0])).workflow_state == "Draft"
