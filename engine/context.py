@@ -139,7 +139,10 @@ async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *,
                 ctx.messages.clear()
                 continue
             if db.is_transient(e) and not isinstance(e, exc.TransientError):
-                raise exc.TransientError("The document was changed by another request; please retry") from e
+                from engine.translation import _
+
+                raise exc.TransientError(_("The document was changed by another request; please retry",
+                                           lang=ctx.lang)) from e
             raise
     raise AssertionError("unreachable")
 

@@ -205,21 +205,25 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
     try:
         yield
     except driver_errors.DuplicateKeyError as e:
+        from engine.translation import _  # (engine.translation imports the context, which imports this)
+
         details = e.details or {}
         key_pattern = details.get("keyPattern") or {}
         key_value = details.get("keyValue") or {}
         fields = [f for f in key_pattern if f != "_id"]
         if not fields:
             name = key_value.get("_id", "")
-            raise exc.DuplicateEntryError(f"{doctype or 'Document'} {name} already exists") from e
-        labels = [(unique_labels or {}).get(f, f) for f in fields]
+            raise exc.DuplicateEntryError(_("{0} {1} already exists", _(doctype or "Document"), name)) from e
+        labels = [_((unique_labels or {}).get(f, f)) for f in fields]
         values = ", ".join(str(key_value.get(f)) for f in fields)
-        msg = (f"{labels[0]} must be unique" if len(fields) == 1
-               else f"{', '.join(labels)} must be unique together")
-        raise exc.UniqueValidationError(f"{msg} ({values} already exists)", field=fields[0]) from e
+        msg = (_("{0} must be unique ({1} already exists)", labels[0], values) if len(fields) == 1
+               else _("{0} must be unique together ({1} already exists)", ", ".join(labels), values))
+        raise exc.UniqueValidationError(msg, field=fields[0]) from e
     except driver_errors.OperationFailure as e:
         if e.has_error_label("TransientTransactionError") or e.code == 112:  # WriteConflict
-            raise exc.TransientError("The document was changed by another request; please retry") from e
+            from engine.translation import _
+
+            raise exc.TransientError(_("The document was changed by another request; please retry")) from e
         raise
     except driver_errors.ServerSelectionTimeoutError as e:
         raise exc.ConfigurationError(

@@ -23,10 +23,13 @@ def no_nulls(value: Any) -> Any:
     return value
 
 
-async def run(request: Request, call: Callable[[Context], Awaitable[Any]]) -> tuple[Context, Any]:
+async def run(request: Request, call: Callable[[Context], Awaitable[Any]], *,
+              read_only: bool = False) -> tuple[Context, Any]:
+    """Call the engine as the request's user: in a unit of work, or, for routes that only read, without
+    one (they open no transaction anyway, and skip its bookkeeping)."""
     ctx = await context_for(request)
     with bind(ctx):
-        result = await run_in_unit_of_work(ctx, lambda: call(ctx))
+        result = await (call(ctx) if read_only else run_in_unit_of_work(ctx, lambda: call(ctx)))
     return ctx, result
 
 

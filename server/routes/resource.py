@@ -33,7 +33,7 @@ async def list_docs(request: Request) -> Response:
     async def call(ctx: Context) -> list[Any]:
         return await client.get_list(ctx, _doctype(request), **params)
 
-    ctx, rows = await run(request, call)
+    ctx, rows = await run(request, call, read_only=True)
     return envelope(ctx, "data", no_nulls(rows))
 
 
@@ -58,7 +58,7 @@ async def read_doc(request: Request) -> Response:
         doc = await client.load_for(ctx, _doctype(request), request.path_params["name"])
         return await client.readable_dict(ctx, doc, no_nulls=True)
 
-    ctx, doc = await run(request, call)
+    ctx, doc = await run(request, call, read_only=True)
     return envelope(ctx, "data", doc)
 
 
