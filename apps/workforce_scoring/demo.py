@@ -14,7 +14,6 @@ from typing import Any
 
 import engine as fw
 from engine import exceptions as exc
-from engine import workflow
 from engine.documents import bulk
 from workforce_scoring.api.external import receive_data
 from workforce_scoring.constants import EMPLOYEE_SCORE, WAREHOUSE_VIOLATION
@@ -140,7 +139,7 @@ async def violation_history(ctx: fw.Context, employees: list[dict[str, Any]], mo
         doc.flags["skip_recalculation"] = True
         await doc.insert()
         for action in PATHS[outcome]:
-            await workflow.apply_workflow(ctx, doc, action)
+            await fw.apply_workflow(ctx, doc, action)
         counts[doc.workflow_state] = counts.get(doc.workflow_state, 0) + 1
     return counts
 

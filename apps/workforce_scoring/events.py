@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import engine as fw
-from engine.jobs.queue import enqueue
-from engine.realtime import publish_realtime
 from workforce_scoring.constants import EMPLOYEE
 from workforce_scoring.scoring.calculation import MONTHLY, month_of
 
@@ -20,7 +18,7 @@ async def recalculate_for_violation(doc: fw.Document, method: str) -> None:
     afterwards (a bulk load) sets `doc.flags["skip_recalculation"]`."""
     if not doc.employee or not doc.date or doc.flags.get("skip_recalculation"):
         return
-    await enqueue(doc.ctx, "workforce_scoring.tasks.recalculate_employee", queue="long", timeout=600,
+    await fw.enqueue(doc.ctx, "workforce_scoring.tasks.recalculate_employee", queue="long", timeout=600,
                   enqueue_after_commit=True, employee=doc.employee, period_type=MONTHLY,
                   period_value=month_of(str(doc.date)))
 
@@ -39,7 +37,7 @@ async def notify_employee(doc: fw.Document, method: str) -> None:
         "title": fw._("New Employee Score", lang=lang),
         "indicator": LEVEL_INDICATORS.get(level, "blue"),
     }
-    await publish_realtime(doc.ctx, "msgprint", message, user=user, after_commit=True)
+    await fw.publish_realtime(doc.ctx, "msgprint", message, user=user, after_commit=True)
 
 
 def level_label(level: str, lang: str) -> str:

@@ -14,7 +14,6 @@ from datetime import date
 from typing import Any
 
 import engine as fw
-from engine.jobs.queue import enqueue
 from workforce_scoring.constants import EMPLOYEE_SCORE
 from workforce_scoring.scoring import service
 from workforce_scoring.scoring.calculation import MONTHLY, period_of, previous_month
@@ -25,7 +24,7 @@ SUBMIT_BATCH = 200
 
 async def calculate_current_month(ctx: fw.Context) -> str | None:
     """Daily: enqueue this month's calculation for every active employee (on queue `long`)."""
-    return await enqueue(ctx, "workforce_scoring.tasks.calculate_period", queue="long", timeout=JOB_TIMEOUT,
+    return await fw.enqueue(ctx, "workforce_scoring.tasks.calculate_period", queue="long", timeout=JOB_TIMEOUT,
                          job_name="Calculate current month's scores", period_type=MONTHLY,
                          period_value=period_of(MONTHLY, date.today()))
 

@@ -11,6 +11,7 @@ import pytest
 from workforce_scoring import events, tasks
 from workforce_scoring.scoring.calculation import previous_month
 
+import engine as fw
 from engine.context import unit_of_work
 from engine.documents.factory import get_doc, new_doc
 from engine.jobs.scheduler import sync_job_types
@@ -23,27 +24,27 @@ APPLY = "fw.model.workflow.apply_workflow"
 
 @pytest.fixture
 def enqueued(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
-    """Every enqueue of the app's modules, recorded (the jobs still run)."""
+    """Every `fw.enqueue` call, recorded (the jobs still run)."""
     calls: list[dict[str, Any]] = []
-    for module in (events, tasks):
-        real = module.enqueue
+    real = fw.enqueue
 
-        async def record(ctx: Any, method: str, _real: Any = real, **kwargs: Any) -> Any:
-            calls.append({"method": method, **kwargs})
-            return await _real(ctx, method, **kwargs)
+    async def record(ctx: Any, method: str, **kwargs: Any) -> Any:
+        calls.append({"method": method, **kwargs})
+        return await real(ctx, method, **kwargs)
 
-        monkeypatch.setattr(module, "enqueue", record)
+    monkeypatch.setattr(fw, "enqueue", record)
     return calls
 
 
 @pytest.fixture
 def realtime(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Every `fw.publish_realtime` call, recorded instead of sent."""
     calls: list[dict[str, Any]] = []
 
     async def record(ctx: Any, event: str, message: Any = None, **kwargs: Any) -> None:
         calls.append({"event": event, "message": message, **kwargs})
 
-    monkeypatch.setattr(events, "publish_realtime", record)
+    monkeypatch.setattr(fw, "publish_realtime", record)
     return calls
 
 

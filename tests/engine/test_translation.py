@@ -19,6 +19,7 @@ import pytest
 from engine import exceptions as exc
 from engine import translation
 from engine.context import Context, bind, unit_of_work
+from engine.documents.factory import new_doc
 from engine.jobs.queue import enqueue
 from engine.messages import Extraction, _doctype, _files, _python
 from engine.translation import _, load_csv, register_catalog, translate
@@ -263,3 +264,22 @@ async def test_log_text_stays_english(client: httpx.AsyncClient, ctx: Context,
     failed = [rec.getMessage() for rec in caplog.records if "failed" in rec.getMessage()]
     assert failed and all("job refused t" in text for text in failed)
     assert not any("fehlgeschlagen" in rec.getMessage() for rec in caplog.records)
+
+
+async def test_database_errors_are_translated(ctx: Context) -> None:
+    german = ctx.site.context("Administrator", lang="de")
+    async with unit_of_work(german):
+        await new_doc(german, "Role", role_name="Doppelt").insert()
+        await new_doc(german, "Test Note", title="a", code="C1").insert()
+    with pytest.raises(exc.DuplicateEntryError) as dup:
+        async with unit_of_work(german):
+            await new_doc(german, "Role", role_name="Doppelt").insert()
+    assert dup.value.message == "Rolle Doppelt existiert bereits"
+    with pytest.raises(exc.UniqueValidationError) as unique:
+        async with unit_of_work(german):
+            await new_doc(german, "Test Note", title="b", code="C1").insert()
+    assert unique.value.message == "Code muss eindeutig sein (C1 existiert bereits)"
+    with pytest.raises(exc.UniqueValidationError) as english:
+        async with unit_of_work(ctx):
+            await new_doc(ctx, "Test Note", title="b", code="C1").insert()
+    assert english.value.message == "Code must be unique (C1 already exists)"

@@ -34,7 +34,6 @@ from typing import Any
 import engine as fw
 from engine import exceptions as exc
 from engine.documents import bulk
-from engine.error_log import log_error
 from engine.meta import fieldtypes
 from workforce_scoring.constants import DAILY, EMPLOYEE, EMPLOYEE_SCORE, EXTERNAL_SYSTEM
 
@@ -88,7 +87,7 @@ async def receive_data(ctx: fw.Context, data: Any) -> dict[str, Any]:
         candidate = candidates[position]
         delivery.failure(candidate.index, candidate.code, error)
     for index, code, error in delivery.failures:
-        await log_error(ctx, LOG_TITLE, _log_text(index, code, records[index], error),
+        await fw.log_error(ctx, LOG_TITLE, _log_text(index, code, records[index], error),
                         reference_doctype=EMPLOYEE_SCORE)
     await ctx.commit()
     return delivery.response()
