@@ -19,8 +19,8 @@ async def recalculate_for_violation(doc: fw.Document, method: str) -> None:
     if not doc.employee or not doc.date or doc.flags.get("skip_recalculation"):
         return
     await fw.enqueue(doc.ctx, "workforce_scoring.tasks.recalculate_employee", queue="long", timeout=600,
-                  enqueue_after_commit=True, employee=doc.employee, period_type=MONTHLY,
-                  period_value=month_of(str(doc.date)))
+                     enqueue_after_commit=True, employee=doc.employee, period_type=MONTHLY,
+                     period_value=month_of(str(doc.date)))
 
 
 async def notify_employee(doc: fw.Document, method: str) -> None:

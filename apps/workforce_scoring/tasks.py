@@ -25,8 +25,8 @@ SUBMIT_BATCH = 200
 async def calculate_current_month(ctx: fw.Context) -> str | None:
     """Daily: enqueue this month's calculation for every active employee (on queue `long`)."""
     return await fw.enqueue(ctx, "workforce_scoring.tasks.calculate_period", queue="long", timeout=JOB_TIMEOUT,
-                         job_name="Calculate current month's scores", period_type=MONTHLY,
-                         period_value=period_of(MONTHLY, date.today()))
+                            job_name="Calculate current month's scores", period_type=MONTHLY,
+                            period_value=period_of(MONTHLY, date.today()))
 
 
 async def calculate_period(ctx: fw.Context, period_type: str, period_value: str,

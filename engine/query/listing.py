@@ -69,16 +69,18 @@ async def _filter_for(ctx: Context, meta: Meta, filters: Any, or_filters: Any, *
     return compile_filter(meta, node, tree_ancestors=ancestors, child_meta=ctx.meta)
 
 
-def _shape(raw: dict[str, Any], spec: FieldSpec) -> dict[str, Any]:
+def _shape(raw: dict[str, Any], spec: FieldSpec, drop_nulls: bool) -> dict[str, Any]:
     row: dict[str, Any] = {}
     for col in spec.columns:
         field = col.field
         if field == "name":
-            row[col.key] = raw.get("_id")
+            value = raw.get("_id")
         elif col.child is None:
-            row[col.key] = raw.get(field)  # type: ignore[arg-type]
+            value = raw.get(field)  # type: ignore[arg-type]
         else:
-            row[col.key] = [r.get(col.child) for r in raw.get(field) or []]  # type: ignore[arg-type]
+            value = [r.get(col.child) for r in raw.get(field) or []]  # type: ignore[arg-type]
+        if value is not None or not drop_nulls:
+            row[col.key] = value
     return row
 
 
@@ -86,8 +88,10 @@ async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: A
                    order_by: str | None = None, group_by: str | None = None, limit_start: Any = 0,
                    limit_page_length: Any = None, limit: Any = None, pluck: str | None = None,
                    as_dict: bool = True, ignore_permissions: bool = False, default_page_length: int = 20,
-                   max_page_length: int | None = None) -> list[Any]:
-    """Frappe's `get_list`: permission-aware rows of `doctype`, stable ordered, paged."""
+                   max_page_length: int | None = None, drop_nulls: bool = False) -> list[Any]:
+    """Frappe's `get_list`: permission-aware rows of `doctype`, stable ordered, paged.
+
+    `drop_nulls` leaves null values out of dict rows (Frappe's v1 REST list) in the same pass."""
     meta = ctx.meta(doctype)
     if meta.issingle or meta.istable:
         raise exc.DataError(_("{0} cannot be listed: it is a single or child doctype", doctype))
@@ -107,7 +111,7 @@ async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: A
             rows = [spec.empty_row()]
     else:
         raw = await store.find(ctx, meta, mfilter, projection=spec.projection, sort=sort, skip=skip, limit=length)
-        rows = [_shape(r, spec) for r in raw]
+        rows = [_shape(r, spec, drop_nulls and as_dict and not pluck) for r in raw]
     if pluck:
         return [r.get(pluck) for r in rows]
     if not as_dict:

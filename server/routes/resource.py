@@ -31,10 +31,12 @@ async def list_docs(request: Request) -> Response:
     params = {k: args[k] for k in LIST_PARAMS if k in args}
 
     async def call(ctx: Context) -> list[Any]:
-        return await client.get_list(ctx, _doctype(request), **params)
+        return await client.list_rows(ctx, _doctype(request), drop_nulls=True, **params)
 
     ctx, rows = await run(request, call, read_only=True)
-    return envelope(ctx, "data", no_nulls(rows))
+    if any(isinstance(r, dict) and None in r.values() for r in rows):  # aggregate rows are not shaped
+        rows = no_nulls(rows)
+    return envelope(ctx, "data", rows)
 
 
 async def create_doc(request: Request) -> Response:

@@ -88,7 +88,7 @@ async def receive_data(ctx: fw.Context, data: Any) -> dict[str, Any]:
         delivery.failure(candidate.index, candidate.code, error)
     for index, code, error in delivery.failures:
         await fw.log_error(ctx, LOG_TITLE, _log_text(index, code, records[index], error),
-                        reference_doctype=EMPLOYEE_SCORE)
+                           reference_doctype=EMPLOYEE_SCORE)
     await ctx.commit()
     return delivery.response()
 
