@@ -41,19 +41,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@dataclass
-class FwServer:
-    """One running `fw serve` process."""
+class _LoggedProcess:
+    """What `fw` processes started by the tests share: their pid, their log, whether they run."""
 
-    url: str
-    port: int
-    workers: int
     proc: subprocess.Popen[bytes]
     log_path: Path
-    mongo_url: str
-    db_name: str
-    _log_file: object = field(repr=False)
-    exit_code: int | None = None
+    _log_file: object
 
     @property
     def pid(self) -> int:
@@ -67,6 +60,25 @@ class FwServer:
 
     def running(self) -> bool:
         return self.proc.poll() is None
+
+    def _close_log(self) -> None:
+        with contextlib.suppress(Exception):
+            self._log_file.close()  # type: ignore[attr-defined]
+
+
+@dataclass
+class FwServer(_LoggedProcess):
+    """One running `fw serve` process."""
+
+    url: str
+    port: int
+    workers: int
+    proc: subprocess.Popen[bytes]
+    log_path: Path
+    mongo_url: str
+    db_name: str
+    _log_file: object = field(repr=False)
+    exit_code: int | None = None
 
     def stop(self, sig: int = signal.SIGTERM, timeout: float = STOP_TIMEOUT) -> int:
         """Send `sig` and wait; returns the exit code. A server that does not stop in time is killed
@@ -91,13 +103,10 @@ class FwServer:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
 
-    def _close_log(self) -> None:
-        with contextlib.suppress(Exception):
-            self._log_file.close()  # type: ignore[attr-defined]
 
 
 @dataclass
-class FwProcess:
+class FwProcess(_LoggedProcess):
     """One running `fw` command other than serve (`fw worker`, `fw scheduler`, `fw execute`)."""
 
     args: list[str]
@@ -105,19 +114,6 @@ class FwProcess:
     log_path: Path
     _log_file: object = field(repr=False)
     exit_code: int | None = None
-
-    @property
-    def pid(self) -> int:
-        return self.proc.pid
-
-    def log(self) -> str:
-        try:
-            return self.log_path.read_text(errors="replace")
-        except OSError:
-            return ""
-
-    def running(self) -> bool:
-        return self.proc.poll() is None
 
     def wait_for_log(self, text: str, timeout: float = START_TIMEOUT) -> None:
         """Wait until the process has logged `text` (e.g. that it is ready)."""
@@ -157,9 +153,6 @@ class FwProcess:
         self._close_log()
         self.exit_code = self.proc.returncode
 
-    def _close_log(self) -> None:
-        with contextlib.suppress(Exception):
-            self._log_file.close()  # type: ignore[attr-defined]
 
 
 class FwServerFactory:
