@@ -21,7 +21,7 @@ SCRIPT_URL = "/assets/workforce_scoring/doctype/warehouse_violation/warehouse_vi
 def test_node_tests_of_the_colour_and_button_rules() -> None:
     node = shutil.which("node")
     if node is None:
-        pytest.skip("node is not installed")
+        pytest.fail("node is required for the form-script test (install Node.js 20+)")
     result = subprocess.run([node, "--test", str(Path(__file__).parent / "js" / "warehouse_violation.test.js")],
                             capture_output=True, text=True, timeout=60, cwd=REPO)
     assert result.returncode == 0, result.stdout + result.stderr
