@@ -119,9 +119,13 @@ async def _upsert(ctx: Context, doctype: str, data: dict[str, Any], report: Impo
     name = data.get("name")
     meta = ctx.meta(doctype)
     body = {k: v for k, v in data.items() if k not in COMPARE_SKIP and k not in ("name", "docstatus")}
-    exists = bool(name) and await store.load(ctx, meta, name, {"_id": 1}) is not None
-    if exists:
-        doc = await get_doc(ctx, doctype, name)
+    doc = None
+    if name:
+        try:
+            doc = await get_doc(ctx, doctype, name)
+        except exc.DoesNotExistError:
+            doc = None
+    if doc is not None and not doc.is_new():  # an unsaved Single comes back new, not missing
         if not _differs(ctx, doc, body):
             report.unchanged += 1
             return

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 import sys
 import tempfile
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
@@ -89,3 +90,24 @@ def redis_server() -> Iterator[RedisServer]:
     server = start_redis()
     yield server
     server.stop()
+
+
+@pytest.fixture
+async def fresh_site(settings: Settings, registry: AppRegistry) -> AsyncIterator[Site]:
+    """A brand-new, unmigrated database on the session mongod (for tests of migrate itself)."""
+    database = db.connect(settings.mongo_url or "", f"fw_fresh_{uuid.uuid4().hex[:12]}")
+    site = Site(settings, database, registry)
+    yield site
+    await database.drop()
+    await database.close()
+
+
+@pytest.fixture
+async def memory_site(settings: Settings, registry: AppRegistry) -> AsyncIterator[Site]:
+    """A migrated site on the in-memory backend (no transactions)."""
+    database = db.connect_memory(f"fw_mem_{uuid.uuid4().hex[:12]}")
+    site = Site(settings, database, registry)
+    await sync_schema(site)
+    await ensure_bootstrap(site)
+    yield site
+    await database.drop()

@@ -146,15 +146,16 @@ def _name_children(doc: Document) -> None:
     for table in doc.meta.table_fields:
         for idx, row in enumerate(doc._data.get(table.fieldname) or [], start=1):
             data = row._data
-            if not data.get("name") or (row.is_new() and doc.is_new()):
-                data["name"] = data.get("name") or secrets.token_hex(5)
+            if not data.get("name"):
+                data["name"] = secrets.token_hex(5)
             data["idx"] = idx
             data["parent"] = doc.name
             data["parentfield"] = table.fieldname
             data["parenttype"] = doc.doctype
             data["docstatus"] = doc._data.get("docstatus", 0)
-            for key in ("owner", "creation", "modified", "modified_by"):
-                data[key] = doc._data.get(key) if key != "creation" or not data.get(key) else data[key]
+            for key in ("owner", "modified", "modified_by"):
+                data[key] = doc._data.get(key)
+            data["creation"] = data.get("creation") or doc._data.get("creation")  # a row keeps its own
 
 
 async def _check_amended_from(op: Operation) -> bool:

@@ -6,7 +6,6 @@ Each test builds its own Site on a uniquely named in-memory database.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -14,24 +13,11 @@ import pytest
 from engine import db
 from engine import exceptions as exc
 from engine.context import Context, unit_of_work
-from engine.core.bootstrap import ensure_bootstrap
 from engine.documents.factory import get_doc, new_doc
-from engine.hooks import AppRegistry
-from engine.migrate import migrate, sync_schema
+from engine.migrate import migrate
 from engine.query.listing import count, exists, get_list
-from engine.settings import Settings
 from engine.site import Site, connect_database
 from tests.conftest import make_settings
-
-
-@pytest.fixture
-async def memory_site(settings: Settings, registry: AppRegistry) -> AsyncIterator[Site]:
-    database = db.connect_memory(f"fw_mem_{uuid.uuid4().hex[:12]}")
-    site = Site(settings, database, registry)
-    await sync_schema(site)
-    await ensure_bootstrap(site)
-    yield site
-    await database.drop()
 
 
 @pytest.fixture

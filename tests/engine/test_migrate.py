@@ -26,15 +26,6 @@ from engine.settings import Settings
 from engine.site import Site
 
 
-@pytest.fixture
-async def fresh_site(settings: Settings, registry: AppRegistry) -> AsyncIterator[Site]:
-    database = db.connect(settings.mongo_url or "", f"fw_migrate_{uuid.uuid4().hex[:12]}")
-    site = Site(settings, database, registry)
-    yield site
-    await database.drop()
-    await database.close()
-
-
 @pytest.fixture(scope="module")
 async def migrated(settings: Settings, registry: AppRegistry) -> AsyncIterator[tuple[Site, MigrateReport]]:
     """One fresh database migrated once, shared by the tests that do not change its indexes."""

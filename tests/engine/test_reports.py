@@ -5,13 +5,10 @@ string form, sync and async `execute`, and the standard Report record written by
 from __future__ import annotations
 
 import dataclasses
-import uuid
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from engine import db
 from engine import exceptions as exc
 from engine.context import Context, bind, unit_of_work
 from engine.documents.factory import get_doc, new_doc
@@ -19,7 +16,6 @@ from engine.hooks import AppRegistry
 from engine.methods.desk import run_report
 from engine.migrate import migrate
 from engine.reports import ReportDef, run
-from engine.settings import Settings
 from engine.site import Site
 
 REPORT = "Test Note Summary"
@@ -245,13 +241,6 @@ async def test_messages_are_translated(ctx: Context) -> None:
 
 # -- the standard Report record ---------------------------------------------------------------------
 
-@pytest.fixture
-async def fresh_site(settings: Settings, registry: AppRegistry) -> AsyncIterator[Site]:
-    database = db.connect(settings.mongo_url or "", f"fw_reports_{uuid.uuid4().hex[:12]}")
-    site = Site(settings, database, registry)
-    yield site
-    await database.drop()
-    await database.close()
 
 
 async def test_migrate_writes_standard_report_record(fresh_site: Site) -> None:

@@ -2,21 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
-
 import pytest
 
-from engine import db
 from engine import exceptions as exc
 from engine.context import Context, unit_of_work
-from engine.core.bootstrap import ensure_bootstrap
 from engine.documents.bulk import insert_many
 from engine.documents.factory import get_doc, new_doc
-from engine.hooks import AppRegistry
-from engine.migrate import sync_schema
 from engine.query.listing import get_all
-from engine.settings import Settings
 from engine.site import Site
 from tests.server.conftest import make_user
 
@@ -130,14 +122,6 @@ async def test_doctypes_that_cannot_be_bulk_inserted(ctx: Context) -> None:
     assert (await insert_many(ctx, "Test Note", [])).inserted == []
 
 
-@pytest.fixture
-async def memory_site(settings: Settings, registry: AppRegistry) -> AsyncIterator[Site]:
-    database = db.connect_memory(f"fw_mem_{uuid.uuid4().hex[:12]}")
-    site = Site(settings, database, registry)
-    await sync_schema(site)
-    await ensure_bootstrap(site)
-    yield site
-    await database.drop()
 
 
 async def test_the_memory_backend_reports_duplicates_too(memory_site: Site) -> None:
