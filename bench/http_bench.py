@@ -16,6 +16,7 @@ import random
 import re
 import shutil
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -146,6 +147,8 @@ def main() -> None:
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--rows", type=int, default=10_000)
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="base/fw runs alternate this many times per operation; medians are reported")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk not found: apt-get install wrk")
@@ -172,17 +175,26 @@ def main() -> None:
         rows = []
         for label, key, bar in (("GET one", "get_one", 0.7), ("GET list (2 filters, sort, 20 of 10k)", "get_list", 0.7),
                                 ("POST create", "create", 0.5), ("PUT update", "update", 0.5)):
-            b = run_wrk(f"http://127.0.0.1:{base_port}", base_scripts[key], args.duration, args.connections)
-            f = run_wrk(f"http://127.0.0.1:{fw_port}", fw_scripts[key], args.duration, args.connections)
-            rows.append((label, f, b, bar))
-        print(f"\nwrk -c{args.connections} -d{args.duration}s, {args.workers} worker(s) each, same mongod\n")
+            runs = []
+            for _ in range(args.rounds):  # alternated, so a noisy moment hits both sides alike
+                b = run_wrk(f"http://127.0.0.1:{base_port}", base_scripts[key], args.duration, args.connections)
+                f = run_wrk(f"http://127.0.0.1:{fw_port}", fw_scripts[key], args.duration, args.connections)
+                runs.append((f, b))
+            rows.append((label, runs, bar))
+        print(f"\nwrk -c{args.connections} -d{args.duration}s, {args.workers} worker(s) each, same mongod, "
+              f"{args.rounds} alternated round(s) per operation, medians\n")
         print(f"{'operation':40} {'fw req/s':>9} {'p50 ms':>7} {'p99 ms':>7} | {'base req/s':>10} {'p50 ms':>7} "
-              f"{'p99 ms':>7} | {'ratio':>5} {'bar':>4}")
-        for label, f, b, bar in rows:
-            ratio = f[0] / b[0]
+              f"{'p99 ms':>7} | {'ratio':>5} {'bar':>4}  per-round ratios")
+        for label, runs, bar in rows:
+            f = [statistics.median(r[0][i] for r in runs) for i in range(4)]
+            b = [statistics.median(r[1][i] for r in runs) for i in range(4)]
+            ratios = [r[0][0] / r[1][0] for r in runs]
+            ratio = statistics.median(ratios)
             print(f"{label:40} {f[0]:9.0f} {f[1]:7.1f} {f[2]:7.1f} | {b[0]:10.0f} {b[1]:7.1f} {b[2]:7.1f} | "
-                  f"{ratio:5.2f} {bar:4.1f} {'ok' if ratio >= bar else 'BELOW'}"
-                  + (f"  (fw non-2xx: {f[3]})" if f[3] else "") + (f"  (base non-2xx: {b[3]})" if b[3] else ""))
+                  f"{ratio:5.2f} {bar:4.1f} {'ok' if ratio >= bar else 'BELOW'}  "
+                  + " ".join(f"{x:.2f}" for x in ratios)
+                  + (f"  (fw non-2xx: {sum(r[0][3] for r in runs)})" if any(r[0][3] for r in runs) else "")
+                  + (f"  (base non-2xx: {sum(r[1][3] for r in runs)})" if any(r[1][3] for r in runs) else ""))
     finally:
         for proc in procs:
             stop(proc)

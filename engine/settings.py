@@ -33,6 +33,8 @@ class Settings(BaseSettings):
     job_queue_timeouts: dict[str, int] = Field(default_factory=dict, description="per-queue default timeouts (s)")
     scheduler_interval: int = Field(default=60, description="seconds between scheduler ticks")
     scheduler_all_minutes: int = Field(default=4, description="the `all` frequency, in minutes")
+    gc_young_threshold: int = Field(default=20_000, ge=0, description=(
+        "allocations between young garbage collections in serve and worker processes (0: Python's 700)"))
 
     @property
     def apps_dir(self) -> Path:

@@ -11,16 +11,16 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
-from starlette.middleware.gzip import GZipMiddleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from engine import exceptions as exc
 from engine.migrate import migrate
+from engine.runtime import tune_gc
 from engine.settings import Settings, get_settings
 from engine.site import Site, open_site
 from server import errors, openapi, realtime
-from server.middleware import BodyLimitMiddleware, RequestIdMiddleware
+from server.middleware import EdgeMiddleware
 from server.routes import method, resource
 
 log = logging.getLogger("fw.server")
@@ -39,6 +39,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
             if own:
                 report = await migrate(current)
                 log.info("migrate: %s", report.summary())
+                tune_gc(settings)  # a process of its own: what it loaded so far lives as long as it does
             yield {}
         finally:
             if own:
@@ -55,10 +56,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     routes.append(Mount("/assets", app=StaticFiles(directory=assets, check_dir=False), name="assets"))
     sio = realtime.create_realtime(lambda: app.state.site, settings)
     middleware = [
-        Middleware(realtime.SocketIOMiddleware, sio=sio),
-        Middleware(RequestIdMiddleware),
-        Middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes),
-        Middleware(GZipMiddleware, minimum_size=1024),
+        Middleware(EdgeMiddleware, sio=sio, max_bytes=settings.max_body_bytes),
     ]
     if settings.cors_origins:
         middleware.append(Middleware(

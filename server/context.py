@@ -15,10 +15,11 @@ from engine import exceptions as exc
 from engine.context import Context
 from engine.site import Site
 from engine.translation import _, languages
-from server.params import client_ip, form_dict
+from server.params import client_ip, csrf_form_token, form_dict
 
 UNSAFE = frozenset({"POST", "PUT", "DELETE", "PATCH"})
 CSRF_HEADERS = ("x-frappe-csrf-token", "x-fw-csrf-token")
+GUEST_ONLY = frozenset({"Guest"})
 
 
 @dataclass
@@ -71,7 +72,7 @@ async def identify(request: Request) -> Caller:
         sent = next((request.headers[h] for h in CSRF_HEADERS if h in request.headers), None)
         if sent is None:
             await form_dict(request)
-            sent = request.state.csrf_form_token
+            sent = csrf_form_token(request)
         if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), session.csrf_token.encode()):
             raise exc.CSRFTokenError(_("Invalid Request: missing or wrong CSRF token"))
     return Caller(session.user, session=session)
@@ -79,9 +80,11 @@ async def identify(request: Request) -> Caller:
 
 def negotiate_language(accept: str | None, user_language: str | None) -> str:
     """The user's language, else Accept-Language (exact, then parent), else English."""
-    available = set(languages()) | {"en"}
     if user_language:
         return user_language.lower()
+    if not accept:
+        return "en"
+    available = set(languages()) | {"en"}
     for tag in _accept_languages(accept or ""):
         if tag in available:
             return tag
@@ -108,16 +111,17 @@ def _accept_languages(header: str) -> list[str]:
 
 async def context_for(request: Request) -> Context:
     """The request's Context (also kept on `request.state` for error responses)."""
-    existing = getattr(request.state, "ctx", None)
+    state = request.state
+    existing = getattr(state, "ctx", None)
     if existing is not None:
         return existing  # type: ignore[no-any-return]
     caller = await identify(request)
-    request.state.caller = caller
+    state.caller = caller
     site = site_of(request)
     roles, language = await site.user_info(caller.user)
-    if caller.user != "Guest" and roles == frozenset({"Guest"}):  # the user was disabled or deleted
-        caller = request.state.caller = Caller("Guest", session_expired=caller.session is not None)
+    if caller.user != "Guest" and roles == GUEST_ONLY:  # the user was disabled or deleted
+        caller = state.caller = Caller("Guest", session_expired=caller.session is not None)
     ctx = Context(site, caller.user, lang=negotiate_language(request.headers.get("accept-language"), language),
                   roles=roles)
-    request.state.ctx = ctx
+    state.ctx = ctx
     return ctx

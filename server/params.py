@@ -4,45 +4,72 @@ source; otherwise the query string with form fields laid over it."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import parse_qsl
 
 import orjson
 from starlette.datastructures import UploadFile
 from starlette.requests import Request
+from starlette.types import Scope
 
 from engine import exceptions as exc
 from engine.translation import _
 
 DROPPED = frozenset({"_", "cmd", "sid", "ignore_permissions", "flags"})
+# where form_dict keeps what it read, in the ASGI scope (cheaper than `request.state`)
+_FORM_DICT, _FORM_SOURCE, _CSRF_FORM_TOKEN = "fw.form_dict", "fw.form_source", "fw.csrf_form_token"
 
 
 async def form_dict(request: Request) -> dict[str, Any]:
-    cached = getattr(request.state, "form_dict", None)
+    """The request's arguments, read once per request (kept in the ASGI scope)."""
+    scope = request.scope
+    cached = scope.get(_FORM_DICT)
     if cached is not None:
         return cached  # type: ignore[no-any-return]
-    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    data: dict[str, Any]
-    request.state.form_source = "form"
+    data, source = await _read_arguments(request)
+    token = data.pop("csrf_token", None)  # read by the CSRF check, never an argument (as in Frappe)
+    scope[_CSRF_FORM_TOKEN] = token if isinstance(token, str) else None
+    for key in DROPPED:
+        data.pop(key, None)
+    scope[_FORM_SOURCE] = source
+    scope[_FORM_DICT] = data
+    return data
+
+
+def form_source(request: Request) -> str:
+    """Where `form_dict` read the arguments from: "json" (a JSON body) or "form" (query string, form fields)."""
+    return str(request.scope.get(_FORM_SOURCE, "form"))
+
+
+def csrf_form_token(request: Request) -> str | None:
+    """A `csrf_token` sent as an argument rather than a header (read by `form_dict`)."""
+    return request.scope.get(_CSRF_FORM_TOKEN)
+
+
+async def _read_arguments(request: Request) -> tuple[dict[str, Any], str]:
+    scope = request.scope
+    ctype = body_length = None
+    for name, value in scope["headers"]:
+        if name == b"content-type":
+            ctype = value.decode("latin-1").split(";")[0].strip().lower()
+        elif name in (b"content-length", b"transfer-encoding"):
+            body_length = value
     if ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
-        data = dict(request.query_params)
+        data = _query_arguments(scope)
         form = await request.form()
         for key, value in form.multi_items():
             if not isinstance(value, UploadFile):
                 data[key] = value
-    else:
-        headers = request.headers
-        has_body = "content-length" in headers or "transfer-encoding" in headers
-        body = await request.body() if has_body else b""  # a bodiless GET skips the receive round
-        if body.strip():
-            data = _json_body(body)
-            request.state.form_source = "json"
-        else:
-            data = dict(request.query_params)
-    token = data.pop("csrf_token", None)  # read by the CSRF check, never an argument (as in Frappe)
-    request.state.csrf_form_token = token if isinstance(token, str) else None
-    for key in DROPPED:
-        data.pop(key, None)
-    request.state.form_dict = data
-    return data
+        return data, "form"
+    body = await request.body() if body_length is not None else b""  # a bodiless GET skips the receive round
+    if body.strip():
+        return _json_body(body), "json"
+    return _query_arguments(scope), "form"
+
+
+def _query_arguments(scope: Scope) -> dict[str, Any]:
+    query = scope["query_string"]
+    # as Starlette's QueryParams reads it; for a repeated key the last value wins
+    return dict(parse_qsl(query.decode("latin-1"), keep_blank_values=True)) if query else {}
 
 
 def _json_body(body: bytes) -> dict[str, Any]:
@@ -60,7 +87,7 @@ def _json_body(body: bytes) -> dict[str, Any]:
 async def document_body(request: Request) -> dict[str, Any]:
     """Resource POST/PUT data: a `data` field holding JSON (frappe-client), a JSON body, or form fields."""
     args = await form_dict(request)
-    if request.state.form_source == "json":
+    if form_source(request) == "json":
         return args  # a JSON body is the document itself (a `data` key may be a real field)
     if "data" in args:
         data = args["data"]

@@ -125,16 +125,6 @@ def create_realtime(site_getter: Any, settings: Any) -> socketio.AsyncServer:
     return sio
 
 
-class SocketIOMiddleware:
-    """Serve `/socket.io` with python-socketio; everything else (lifespan included) goes to the app."""
-
-    def __init__(self, app: Any, sio: socketio.AsyncServer) -> None:
-        self.asgi = socketio.ASGIApp(sio, other_asgi_app=app, socketio_path="socket.io")
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        await self.asgi(scope, receive, send)
-
-
 def attach_publisher(site: Site, sio: socketio.AsyncServer) -> None:
     """Without Redis, the engine publishes straight to this process's socket.io server."""
     if not site.settings.redis_url:

@@ -160,28 +160,22 @@ class Document:
     def as_dict(self, *, no_nulls: bool = False, fields: Iterable[str] | None = None) -> dict[str, Any]:
         """Plain data for clients: `doctype`, standard fields, values and child rows; no passwords."""
         meta = self._meta
-        out: dict[str, Any] = {"doctype": meta.name} if fields is None else {}
-        wanted = None if fields is None else set(fields)
-        for key in self._serial_keys():
-            if wanted is not None and key not in wanted:
-                continue
-            value = self._data.get(key)
-            field = meta.by_name.get(key)
-            if field is not None:
-                if field.fieldtype == "Password":
-                    continue
-                if field.is_table:
-                    value = [row.as_dict(no_nulls=no_nulls) for row in value or []]
-            if value is None and no_nulls:
+        data = self._data
+        tables = meta.table_fieldnames
+        if fields is None:
+            out: dict[str, Any] = {"doctype": meta.name}
+            keys: Iterable[str] = meta.serial_keys
+        else:
+            out, wanted = {}, set(fields)
+            keys = [k for k in meta.serial_keys if k in wanted]
+        for key in keys:
+            value = data.get(key)
+            if key in tables:
+                value = [row.as_dict(no_nulls=no_nulls) for row in value or []]
+            elif value is None and no_nulls:
                 continue
             out[key] = value
         return out
-
-    def _serial_keys(self) -> list[str]:
-        meta = self._meta
-        keys = list(meta.standard)
-        keys.extend(f.fieldname for f in meta.fields if f.fieldname and (f.has_value or f.is_table))
-        return keys
 
     def to_record(self) -> dict[str, Any]:
         """The stored shape: `_id` for name, child rows embedded (without `doctype`)."""
@@ -204,20 +198,18 @@ class Document:
     def _load(self, record: Mapping[str, Any]) -> None:
         """Fill from a stored record (trusted: no input checks), and remember it for diffs."""
         data = self._data
-        meta = self._meta
+        tables = self._meta.table_fieldnames
         for key, value in record.items():
             if key == "_id":
                 data["name"] = value
+            elif key in tables:
+                data[key] = self._load_rows(key, value)
             elif key == "_ancestors":
                 continue
+            elif isinstance(value, dict | list):  # a JSON value: the document gets its own copy
+                data[key] = copy.deepcopy(value)
             else:
-                field = meta.by_name.get(key)
-                if field is not None and field.is_table:
-                    data[key] = self._load_rows(key, value)
-                elif isinstance(value, dict | list):  # a JSON value: the document gets its own copy
-                    data[key] = copy.deepcopy(value)
-                else:
-                    data[key] = value
+                data[key] = value
         # the record itself is the snapshot: nothing else holds it, and the document never mutates it
         object.__setattr__(self, "_stored", record)
 

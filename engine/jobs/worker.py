@@ -21,6 +21,7 @@ from engine import exceptions as exc
 from engine.jobs import runner
 from engine.jobs.payload import JobPayload
 from engine.jobs.queue import ARQ_FUNCTION, IN_PROGRESS_PREFIX, queue_key
+from engine.runtime import tune_gc
 from engine.settings import Settings
 from engine.site import Site, open_site
 
@@ -94,6 +95,7 @@ async def run_workers(settings: Settings, queues: list[str], *, burst: bool = Fa
     """Run until SIGTERM/SIGINT, then let running jobs finish (up to 30 s) and stop."""
     site = await open_site(settings)
     workers = build_workers(site, queues, burst=burst)
+    tune_gc(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -225,6 +225,11 @@ class Meta:
         # what queries may name: every field but passwords (their stored hashes never leave the engine)
         self.queryable: frozenset[str] = self.fieldnames - {f.fieldname for f in self.password_fields}
         self.permlevels = frozenset(f.permlevel for f in fields if f.fieldname) | {0}
+        # the list queries parsed against this meta (engine/query/listing.py); a reload starts afresh
+        self.query_plans: dict[Any, Any] = {}
+        # what `Document.as_dict` writes, in order: standard fields, then values and tables, never passwords
+        self.serial_keys: tuple[str, ...] = tuple(self.standard) + tuple(
+            f.fieldname for f in fields if f.fieldname and (f.has_value or f.is_table) and f.fieldtype != "Password")
 
     def _implicit_fields(self, fields: list[DocFieldSchema]) -> list[DocFieldSchema]:
         names = {f.fieldname for f in fields}

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from engine import exceptions as exc
@@ -195,6 +196,13 @@ class FieldSpec:
     columns: list[Column]
     projection: dict[str, int]
     has_aggregates: bool
+
+    @cached_property
+    def plain_columns(self) -> tuple[tuple[str, str], ...] | None:
+        """(output key, stored key) of each column when every column is a plain field, else None."""
+        if any(c.child is not None or c.func is not None or c.field is None for c in self.columns):
+            return None
+        return tuple((c.key, "_id" if c.field == "name" else c.field) for c in self.columns)  # type: ignore[misc]
 
     def empty_row(self) -> dict[str, Any]:
         """The one row SQL gives for aggregates without group_by over no rows (MongoDB gives none)."""

@@ -3,8 +3,10 @@ so they can never widen it; fields the caller may not read cannot be returned no
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import orjson
 
 from engine import exceptions as exc
 from engine import permissions
@@ -26,6 +28,7 @@ if TYPE_CHECKING:
     from engine.meta.schema import Meta
 
 
+_T = TypeVar("_T")
 MAX_OFFSET = 2**62  # MongoDB's skip is a 64-bit integer
 
 
@@ -55,18 +58,69 @@ def _offset(value: Any) -> int:
     return start
 
 
-async def _filter_for(ctx: Context, meta: Meta, filters: Any, or_filters: Any, *,
-                      ignore_permissions: bool, readable: frozenset[str] | None) -> dict[str, Any]:
+PLANS_PER_DOCTYPE = 256  # parsed queries kept per meta (a dashboard asks the same few again and again)
+_KEY_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
+
+
+def _plan_key(*parts: Any) -> bytes | None:
+    """A cache key for JSON-shaped arguments; None (no caching) when anything else is inside."""
+    try:
+        return orjson.dumps(parts, option=_KEY_OPTIONS)
+    except TypeError:
+        return None
+
+
+def _planned(meta: Meta, key: tuple[str, bytes | None, frozenset[str] | None], build: Callable[[], _T]) -> _T:
+    """`build()`, remembered on `meta` under `key` (what, the arguments' key, the readable fields):
+    parsing and compiling is pure, and the same queries come again and again. What is remembered
+    is never mutated by its users."""
+    if key[1] is None:
+        return build()
+    plans = meta.query_plans
+    plan = plans.get(key)
+    if plan is None:
+        plan = build()
+        if len(plans) >= PLANS_PER_DOCTYPE:
+            plans.clear()
+        plans[key] = plan
+    return plan  # type: ignore[no-any-return]
+
+
+def _caller_filter(ctx: Context, meta: Meta, filters: Any, or_filters: Any,
+                   readable: frozenset[str] | None) -> tuple[Node | None, dict[str, Any] | None]:
+    """The caller's filters parsed and checked, and compiled alone when that needs no database read
+    (None otherwise: the full filter is compiled after the permission check, which reports first)."""
     caller: Node | None = conjoin(parse_filters(meta, filters, child_meta=ctx.meta),
                                   parse_or_filters(meta, or_filters, child_meta=ctx.meta))
     if readable is not None:
         hidden = sorted(referenced_fields(caller) - readable - {"name"})
         if hidden:
             raise exc.DataError(_("Field not permitted in query: {0}", hidden[0]), field=hidden[0])
+    if tree_targets(caller):
+        return caller, None
+    try:
+        return caller, compile_filter(meta, caller, child_meta=ctx.meta)
+    except exc.FwError:
+        return caller, None
+
+
+async def _filter_for(ctx: Context, meta: Meta, filters: Any, or_filters: Any, *,
+                      ignore_permissions: bool, readable: frozenset[str] | None) -> dict[str, Any]:
+    caller, compiled = _planned(meta, ("filter", _plan_key(filters, or_filters), readable),
+                                lambda: _caller_filter(ctx, meta, filters, or_filters, readable))
     perm = None if ignore_permissions else await permissions.row_filter(ctx, meta)
+    if perm is None and compiled is not None:
+        return compiled
     node = conjoin(caller, perm)
     ancestors = {name: await tree.ancestors_of(ctx, meta.name, name) for name in tree_targets(node)}
     return compile_filter(meta, node, tree_ancestors=ancestors, child_meta=ctx.meta)
+
+
+def _columns_and_sort(ctx: Context, meta: Meta, fields: Any, order_by: str | None,
+                      readable: frozenset[str] | None) -> tuple[FieldSpec, list[tuple[str, int]]]:
+    spec = compile_fields(meta, fields, readable=readable, child_meta=ctx.meta)
+    aliases = frozenset(c.key for c in spec.columns)
+    return spec, compile_order_by(meta, order_by, aliases=aliases, readable=readable)
 
 
 def _shape(raw: dict[str, Any], spec: FieldSpec, drop_nulls: bool) -> dict[str, Any]:
@@ -84,6 +138,15 @@ def _shape(raw: dict[str, Any], spec: FieldSpec, drop_nulls: bool) -> dict[str, 
     return row
 
 
+def _rows(raws: list[dict[str, Any]], spec: FieldSpec, drop_nulls: bool) -> list[dict[str, Any]]:
+    plain = spec.plain_columns
+    if plain is None:
+        return [_shape(raw, spec, drop_nulls) for raw in raws]
+    if drop_nulls:  # the common case, in one comprehension
+        return [{key: value for key, stored in plain if (value := raw.get(stored)) is not None} for raw in raws]
+    return [{key: raw.get(stored) for key, stored in plain} for raw in raws]
+
+
 async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: Any = None, or_filters: Any = None,
                    order_by: str | None = None, group_by: str | None = None, limit_start: Any = 0,
                    limit_page_length: Any = None, limit: Any = None, pluck: str | None = None,
@@ -98,10 +161,11 @@ async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: A
     readable = None if ignore_permissions else await permissions.readable_fields(ctx, meta)
     mfilter = await _filter_for(ctx, meta, filters, or_filters, ignore_permissions=ignore_permissions,
                                 readable=readable)
-    spec = compile_fields(meta, [pluck] if pluck else fields, readable=readable, child_meta=ctx.meta)
-    aliases = frozenset(c.key for c in spec.columns)
-    sort = compile_order_by(meta, order_by, aliases=aliases, readable=readable)
+    columns = [pluck] if pluck else fields
+    spec, sort = _planned(meta, ("columns", _plan_key(columns, order_by), readable),
+                          lambda: _columns_and_sort(ctx, meta, columns, order_by, readable))
     skip = _offset(limit_start)
+    drop_nulls = drop_nulls and as_dict and not pluck
     length = page_length(limit if limit not in (None, "") else limit_page_length, default=default_page_length,
                          cap=max_page_length)
     if group_by or spec.has_aggregates:
@@ -109,9 +173,11 @@ async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: A
         rows = await store.aggregate(ctx, meta, pipeline)
         if not rows and not group_by and skip == 0:  # SQL answers one row for aggregates over nothing
             rows = [spec.empty_row()]
+        if drop_nulls:
+            rows = [{k: v for k, v in row.items() if v is not None} for row in rows]
     else:
         raw = await store.find(ctx, meta, mfilter, projection=spec.projection, sort=sort, skip=skip, limit=length)
-        rows = [_shape(r, spec, drop_nulls and as_dict and not pluck) for r in raw]
+        rows = _rows(raw, spec, drop_nulls)
     if pluck:
         return [r.get(pluck) for r in rows]
     if not as_dict:

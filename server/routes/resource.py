@@ -15,7 +15,7 @@ from engine.documents.document import Document
 from engine.methods import client
 from engine.translation import _
 from server.params import document_body, form_dict
-from server.routes.common import envelope, no_nulls, run
+from server.routes.common import envelope, run
 from server.routes.method import call_with_arguments
 
 LIST_PARAMS = ("fields", "filters", "or_filters", "order_by", "limit_start", "limit_page_length", "limit",
@@ -34,8 +34,6 @@ async def list_docs(request: Request) -> Response:
         return await client.list_rows(ctx, _doctype(request), drop_nulls=True, **params)
 
     ctx, rows = await run(request, call, read_only=True)
-    if any(isinstance(r, dict) and None in r.values() for r in rows):  # aggregate rows are not shaped
-        rows = no_nulls(rows)
     return envelope(ctx, "data", rows)
 
 
