@@ -3,6 +3,7 @@ database work as fw's resource API, with no authentication, permissions or valid
 
 from __future__ import annotations
 
+import gc
 import os
 import secrets
 from datetime import datetime
@@ -66,6 +67,11 @@ async def update(request: Request) -> Response:
 async def ping(request: Request) -> Response:
     return Response(b'{"message":"pong"}', media_type="application/json")
 
+
+if os.environ.get("BENCH_TUNE_GC"):  # `http_bench.py --tune-baseline-gc`: the same GC tuning as fw's serve
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, *gc.get_threshold()[1:])
 
 app = Starlette(routes=[
     Route("/api/method/ping", ping),

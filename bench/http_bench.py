@@ -149,6 +149,8 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3,
                         help="base/fw runs alternate this many times per operation; medians are reported")
+    parser.add_argument("--tune-baseline-gc", action="store_true",
+                        help="give the baseline fw's garbage-collector tuning too (engine/runtime.py)")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk not found: apt-get install wrk")
@@ -160,6 +162,8 @@ def main() -> None:
         fw_port, base_port = embedded.free_port(), embedded.free_port()
         env = {**os.environ, "FW_MONGO_URL": mongod.url, "FW_DB_NAME": DB_NAME, "FW_ROOT_DIR": str(ROOT),
                "BENCH_MONGO_URL": mongod.url, "BENCH_DB": DB_NAME, "PYTHONPATH": str(ROOT.parent)}
+        if args.tune_baseline_gc:
+            env["BENCH_TUNE_GC"] = "1"
         fw = start([sys.executable, "-m", "uvicorn", "server.app:create_app_from_env", "--factory", "--port",
                     str(fw_port), "--workers", str(args.workers), "--log-level", "warning", "--no-access-log"],
                    env, work / "fw.log")
@@ -182,7 +186,8 @@ def main() -> None:
                 runs.append((f, b))
             rows.append((label, runs, bar))
         print(f"\nwrk -c{args.connections} -d{args.duration}s, {args.workers} worker(s) each, same mongod, "
-              f"{args.rounds} alternated round(s) per operation, medians\n")
+              f"{args.rounds} alternated round(s) per operation, medians"
+              + (", baseline with fw's GC tuning" if args.tune_baseline_gc else "") + "\n")
         print(f"{'operation':40} {'fw req/s':>9} {'p50 ms':>7} {'p99 ms':>7} | {'base req/s':>10} {'p50 ms':>7} "
               f"{'p99 ms':>7} | {'ratio':>5} {'bar':>4}  per-round ratios")
         for label, runs, bar in rows:
