@@ -38,6 +38,7 @@ _EXPORTS = {
     "get_single_value": "engine.api",
     "enqueue": "engine.jobs.queue",
     "publish_realtime": "engine.realtime",
+    "publish_progress": "engine.realtime",
     "log_error": "engine.error_log",
     "apply_workflow": "engine.workflow",
     "exceptions": "engine",

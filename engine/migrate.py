@@ -312,7 +312,7 @@ async def _sync_reports(site: Site) -> None:
         roles = [{"name": f"{report.name}-{i}", "role": role, "idx": i, "parent": report.name, "parentfield": "roles",
                   "parenttype": "Report", "docstatus": 0} for i, role in enumerate(report.roles, start=1)]
         record = {"report_name": report.name, "ref_doctype": report.ref_doctype, "report_type": report.report_type,
-                  "is_standard": "Yes", "module": report.module, "roles": roles, "disabled": 0,
+                  "is_standard": "Yes", "module": report.module, "roles": roles,
                   "add_total_row": int(bool(report.definition.get("add_total_row")))}
         record = {k: v for k, v in record.items() if v is not None}
         stored = await coll.find_one({"_id": report.name})
@@ -320,4 +320,6 @@ async def _sync_reports(site: Site) -> None:
             continue
         await coll.update_one({"_id": report.name}, {
             "$set": {**record, "modified": now, "modified_by": "Administrator"},
-            "$setOnInsert": {"creation": now, "owner": "Administrator", "docstatus": 0, "idx": 0}}, upsert=True)
+            # `disabled` is the operator's switch: set from the JSON once, never reset by a migrate
+            "$setOnInsert": {"creation": now, "owner": "Administrator", "docstatus": 0, "idx": 0,
+                             "disabled": int(bool(report.definition.get("disabled")))}}, upsert=True)

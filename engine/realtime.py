@@ -10,6 +10,9 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any, Protocol
 
+from engine import exceptions as exc
+from engine.translation import _
+
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.documents.document import Document
@@ -88,6 +91,21 @@ async def publish_realtime(ctx: Context, event: str, message: Any = None, room: 
         ctx.after_commit(later)
         return
     await _emit(ctx.site, event, message, target)
+
+
+async def publish_progress(ctx: Context, percent: float, title: str | None = None, doctype: str | None = None,
+                           docname: str | None = None, description: str | None = None) -> None:
+    """Frappe's `publish_progress`: a `progress` event to the acting user, sent at once (a long job
+    reports while it runs, not after its commit). `percent` is clamped to 0..100."""
+    try:
+        value = float(percent)
+    except (TypeError, ValueError):
+        raise exc.DataError(_("percent must be a number"), field="percent") from None
+    value = 0.0 if value != value else min(max(value, 0.0), 100.0)  # NaN counts as no progress
+    message: dict[str, Any] = {"percent": value, "title": title, "description": description}
+    if doctype and docname:
+        message |= {"doctype": doctype, "docname": docname}
+    await _emit(ctx.site, "progress", message, room_for(ctx, "progress", None, ctx.user, None, None))
 
 
 _pending: set[asyncio.Task[None]] = set()

@@ -19,6 +19,7 @@ from engine import exceptions as exc
 from engine import permissions
 from engine.hooks import call_with_supported
 from engine.meta.schema import scrub
+from engine.query.listing import get_value
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -152,6 +153,8 @@ def _total_row(columns: list[dict[str, Any]], rows: list[Any]) -> list[Any]:
 
 async def run(ctx: Context, report: ReportDef, filters: dict[str, Any] | None) -> dict[str, Any]:
     await check_access(ctx, report)
+    if await get_value(ctx, "Report", report.name, "disabled"):
+        raise exc.ValidationError(_("Report {0} is disabled", _(report.name)))
     if report.execute is None:
         raise exc.ValidationError(_("Report {0} is not a Script Report", _(report.name)))
     started = time.perf_counter()

@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from engine import exceptions as exc
+from engine.translation import _
 
 _BIN: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
@@ -46,7 +47,7 @@ def safe_eval(expression: str, names: Mapping[str, Any]) -> Any:
     try:
         tree = ast.parse(expression.strip(), mode="eval")
     except SyntaxError as e:
-        raise exc.ValidationError(f"Invalid condition {expression!r}: {e.msg}") from None
+        raise exc.ValidationError(_("Invalid condition {0}: {1}", repr(expression), e.msg)) from None
     return _eval(tree.body, {k: wrap(v) for k, v in names.items()})
 
 
@@ -58,13 +59,13 @@ def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
             return names[node.id]
         if node.id in ("True", "False", "None"):
             return {"True": True, "False": False, "None": None}[node.id]
-        raise exc.ValidationError(f"Unknown name {node.id!r} in condition")
+        raise exc.ValidationError(_("Unknown name {0} in condition", repr(node.id)))
     if isinstance(node, ast.Attribute):
         if node.attr.startswith("_"):
-            raise exc.ValidationError("Private attributes are not allowed in conditions")
+            raise exc.ValidationError(_("Private attributes are not allowed in conditions"))
         target = _eval(node.value, names)
         if not isinstance(target, dict):
-            raise exc.ValidationError(f"Cannot read {node.attr!r} in a condition")
+            raise exc.ValidationError(_("Cannot read {0} in a condition", repr(node.attr)))
         return target.get(node.attr)
     if isinstance(node, ast.Subscript):
         return _eval(node.value, names)[_eval(node.slice, names)]
@@ -94,17 +95,17 @@ def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
         return [_eval(e, names) for e in node.elts]
     if isinstance(node, ast.Call):
         return _call(node, names)
-    raise exc.ValidationError(f"{type(node).__name__} is not allowed in conditions")
+    raise exc.ValidationError(_("{0} is not allowed in conditions", type(node).__name__))
 
 
 def _call(node: ast.Call, names: dict[str, Any]) -> Any:
     args = [_eval(a, names) for a in node.args]
     if node.keywords:
-        raise exc.ValidationError("Keyword arguments are not allowed in conditions")
+        raise exc.ValidationError(_("Keyword arguments are not allowed in conditions"))
     if isinstance(node.func, ast.Name) and node.func.id in _FUNCS:
         return _FUNCS[node.func.id](*args)
     if isinstance(node.func, ast.Attribute) and node.func.attr == "get":
         target = _eval(node.func.value, names)
         if isinstance(target, dict):
             return target.get(*args)
-    raise exc.ValidationError("Only len, int, float, str, bool, abs, min, max, round and .get() may be called")
+    raise exc.ValidationError(_("Only len, int, float, str, bool, abs, min, max, round and .get() may be called"))

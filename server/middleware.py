@@ -17,6 +17,8 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import exceptions as exc
+from engine.translation import _
+from server.context import negotiate_language
 from server.errors import error_body
 
 SOCKETIO_PATH = "/socket.io"
@@ -50,7 +52,7 @@ class EdgeMiddleware:
         if _is_socketio(path):
             await self.socketio(scope, receive, send)
             return
-        request_id = length = None
+        request_id = length = language = None
         has_body = gzip = False
         for name, value in scope["headers"]:  # one pass over the raw headers
             if name == b"x-request-id":
@@ -61,6 +63,8 @@ class EdgeMiddleware:
                 has_body = True
             elif name == b"accept-encoding":
                 gzip = b"gzip" in value
+            elif name == b"accept-language":
+                language = value
         request_id = request_id[:64] if request_id and request_id.isascii() else new_request_id()
         extra = [(b"x-request-id", request_id), (b"x-frappe-request-id", request_id), NO_STORE]
         if not gzip:
@@ -72,7 +76,7 @@ class EdgeMiddleware:
             await send(message)
 
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await self._refuse(send_with_headers)
+            await self._refuse(send_with_headers, language)
             return
         inner = self.gzip if gzip else self.app
         if not has_body:
@@ -92,10 +96,12 @@ class EdgeMiddleware:
         try:
             await inner(scope, limited_receive, send_with_headers)
         except _TooLarge:
-            await self._refuse(send_with_headers)
+            await self._refuse(send_with_headers, language)
 
-    async def _refuse(self, send: Send) -> None:
-        error = exc.FwError(f"Request body is larger than {self.max_bytes} bytes")
+    async def _refuse(self, send: Send, accept_language: bytes | None) -> None:
+        # no request context exists yet: the language comes from Accept-Language alone
+        lang = negotiate_language(accept_language.decode("latin-1") if accept_language else None, None)
+        error = exc.FwError(_("Request body is larger than {0} bytes", self.max_bytes, lang=lang))
         body = orjson.dumps(error_body(error, [], developer_mode=False) | {"exc_type": "RequestEntityTooLarge"})
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine import exceptions as exc
+from engine.translation import _
 
 NO_VALUE_TYPES = frozenset({"Section Break", "Column Break", "Tab Break", "HTML", "Button", "Image",
                             "Fold", "Heading"})
@@ -263,7 +264,7 @@ class Meta:
     def require_field(self, fieldname: str) -> DocFieldSchema:
         f = self.by_name.get(fieldname)
         if f is None:
-            raise exc.DataError(f"Field {fieldname!r} does not exist in {self.name}", field=fieldname)
+            raise exc.DataError(_("Field {0} does not exist in {1}", fieldname, self.name), field=fieldname)
         return f
 
     def as_dict(self) -> dict[str, Any]:

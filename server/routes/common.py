@@ -14,15 +14,6 @@ from server.errors import server_messages
 from server.responses import json_response
 
 
-def no_nulls(value: Any) -> Any:
-    """Frappe's v1 `as_dict(no_nulls=True)`: fields holding null are left out, child rows too."""
-    if isinstance(value, dict):
-        return {k: no_nulls(v) if isinstance(v, dict | list) else v for k, v in value.items() if v is not None}
-    if isinstance(value, list):
-        return [no_nulls(v) if isinstance(v, dict | list) else v for v in value]
-    return value
-
-
 async def run(request: Request, call: Callable[[Context], Awaitable[Any]], *,
               read_only: bool = False) -> tuple[Context, Any]:
     """Call the engine as the request's user: in a unit of work, or, for routes that only read, without

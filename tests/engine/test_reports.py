@@ -263,3 +263,24 @@ async def test_migrate_writes_standard_report_record(fresh_site: Site) -> None:
     await migrate(resynced)
     again = await get_doc(resynced.context("Administrator"), "Report", REPORT)
     assert [row.role for row in again.roles] == ["Test Reader"]
+
+
+async def test_a_disabled_report_is_refused_and_migrate_keeps_it_disabled(fresh_site: Site) -> None:
+    await migrate(fresh_site)
+    ctx = fresh_site.context("Administrator")
+    assert (await run_report(ctx, REPORT))["result"] == []
+    # the operator's switch (the fixture roles are not installed here, so the record is set directly)
+    await ctx.db.collection("report").update_one({"_id": REPORT}, {"$set": {"disabled": 1}})
+    with pytest.raises(exc.ValidationError, match="Report Test Note Summary is disabled"):
+        await run_report(ctx, REPORT)
+
+    # a later migrate that rewrites the record (its roles changed) leaves the operator's switch alone
+    changed = dataclasses.replace(fresh_site.apps.reports[REPORT], roles=("Test Reader",))
+    apps = dataclasses.replace(fresh_site.apps, reports={**fresh_site.apps.reports, REPORT: changed})
+    resynced = Site(fresh_site.settings, fresh_site.db, apps)
+    await migrate(resynced)
+    again = await get_doc(resynced.context("Administrator"), "Report", REPORT)
+    assert [row.role for row in again.roles] == ["Test Reader"]
+    assert again.disabled == 1
+    with pytest.raises(exc.ValidationError, match="disabled"):
+        await run_report(resynced.context("Administrator"), REPORT)

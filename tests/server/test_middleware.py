@@ -73,3 +73,11 @@ async def test_socketio_paths_go_to_the_socketio_server(client: httpx.AsyncClien
     assert "x-request-id" not in r.headers
     r = await client.get("/socket.iox")
     assert r.status_code == 404
+
+
+async def test_the_413_speaks_the_callers_language(client: httpx.AsyncClient) -> None:
+    limit = client._transport.app.state.settings.max_body_bytes  # type: ignore[attr-defined]
+    r = await client.post("/api/method/ping", content=b"x" * (limit + 1),
+                          headers={"Content-Type": "application/json", "Accept-Language": "de-DE,de;q=0.9"})
+    assert r.status_code == 413
+    assert f"Der Anfragetext ist größer als {limit} Bytes" in r.text

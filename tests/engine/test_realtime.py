@@ -1,0 +1,62 @@
+"""engine/realtime.py: rooms, after-commit delivery and `publish_progress`, with a recording publisher."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+import engine as fw
+from engine import exceptions as exc
+from engine.context import Context, unit_of_work
+from engine.realtime import publish_realtime
+from engine.site import Site
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, Any, str]] = []
+
+    async def emit(self, event: str, message: Any, room: str) -> None:
+        self.sent.append((event, message, room))
+
+
+@pytest.fixture
+def recorder(site: Site) -> Iterator[Recorder]:
+    before = getattr(site, "realtime", None)
+    site.realtime = Recorder()  # type: ignore[attr-defined]
+    yield site.realtime  # type: ignore[attr-defined]
+    site.realtime = before  # type: ignore[attr-defined]
+
+
+async def test_progress_goes_to_the_acting_user_at_once(ctx: Context, recorder: Recorder) -> None:
+    worker = ctx.site.context("ada@example.com")
+    async with unit_of_work(worker):
+        await fw.publish_progress(worker, 40, title="Importing", description="400 of 1000")
+        # sent inside the unit of work, before any commit: a long job reports while it runs
+        assert recorder.sent == [("progress", {"percent": 40.0, "title": "Importing", "description": "400 of 1000"},
+                                  "user:ada@example.com")]
+    await fw.publish_progress(worker, 250, doctype="Test Note", docname="N-1")
+    await fw.publish_progress(worker, "-3")
+    assert [m["percent"] for _e, m, _r in recorder.sent] == [40.0, 100.0, 0.0]
+    assert recorder.sent[1][1]["doctype"] == "Test Note" and recorder.sent[1][1]["docname"] == "N-1"
+
+
+async def test_progress_needs_a_number(ctx: Context, recorder: Recorder) -> None:
+    with pytest.raises(exc.DataError, match="percent"):
+        await fw.publish_progress(ctx, "half")
+    assert recorder.sent == []
+
+
+async def test_after_commit_events_wait_for_the_commit_and_die_with_a_rollback(ctx: Context,
+                                                                              recorder: Recorder) -> None:
+    async with unit_of_work(ctx):
+        await publish_realtime(ctx, "custom", {"n": 1}, doctype="Test Note", after_commit=True)
+        assert recorder.sent == []
+    assert recorder.sent == [("custom", {"n": 1}, "doctype:Test Note")]
+    with pytest.raises(RuntimeError):
+        async with unit_of_work(ctx):
+            await publish_realtime(ctx, "custom", {"n": 2}, user="bob@example.com", after_commit=True)
+            raise RuntimeError("rolled back")
+    assert len(recorder.sent) == 1
