@@ -243,6 +243,15 @@ async def test_messages_are_translated(ctx: Context) -> None:
 
 
 
+async def migrate_with_report_roles(site: Site, *roles: str) -> Site:
+    """Migrate a copy of `site` whose app declares the report with other roles."""
+    changed = dataclasses.replace(site.apps.reports[REPORT], roles=roles)
+    apps = dataclasses.replace(site.apps, reports={**site.apps.reports, REPORT: changed})
+    resynced = Site(site.settings, site.db, apps)
+    await migrate(resynced)
+    return resynced
+
+
 async def test_migrate_writes_standard_report_record(fresh_site: Site) -> None:
     await migrate(fresh_site)
     ctx = fresh_site.context("Administrator")
@@ -257,10 +266,7 @@ async def test_migrate_writes_standard_report_record(fresh_site: Site) -> None:
     await migrate(fresh_site)  # unchanged: not rewritten
     assert (await get_doc(ctx, "Report", REPORT)).modified == first_modified
 
-    changed = dataclasses.replace(fresh_site.apps.reports[REPORT], roles=("Test Reader",))
-    apps = dataclasses.replace(fresh_site.apps, reports={**fresh_site.apps.reports, REPORT: changed})
-    resynced = Site(fresh_site.settings, fresh_site.db, apps)
-    await migrate(resynced)
+    resynced = await migrate_with_report_roles(fresh_site, "Test Reader")
     again = await get_doc(resynced.context("Administrator"), "Report", REPORT)
     assert [row.role for row in again.roles] == ["Test Reader"]
 
@@ -275,10 +281,7 @@ async def test_a_disabled_report_is_refused_and_migrate_keeps_it_disabled(fresh_
         await run_report(ctx, REPORT)
 
     # a later migrate that rewrites the record (its roles changed) leaves the operator's switch alone
-    changed = dataclasses.replace(fresh_site.apps.reports[REPORT], roles=("Test Reader",))
-    apps = dataclasses.replace(fresh_site.apps, reports={**fresh_site.apps.reports, REPORT: changed})
-    resynced = Site(fresh_site.settings, fresh_site.db, apps)
-    await migrate(resynced)
+    resynced = await migrate_with_report_roles(fresh_site, "Test Reader")
     again = await get_doc(resynced.context("Administrator"), "Report", REPORT)
     assert [row.role for row in again.roles] == ["Test Reader"]
     assert again.disabled == 1
