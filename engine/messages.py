@@ -1,13 +1,15 @@
 """`fw extract-messages APP`: an app's translatable strings, for translators.
 
-Sources (Frappe's): `_("...")` in Python and `__("...")` in JavaScript (both read with babel's
-extractors), and in doctype and report JSON the doctype/report names, labels, descriptions and
-Select options. The template `translations/template.csv` has one row `source,,context` per message
-(sorted, no header); copy it to `<lang>.csv` and fill in the second column.
+Sources (Frappe's): `_("...", context="...")` in Python (read with `ast`, so the context keyword
+is kept), `__("...", args, "context")` in JavaScript (babel's extractor), and in doctype and report
+JSON the doctype/report names, labels, descriptions and Select options. The template
+`translations/template.csv` has one row `source,,context` per message (sorted, no header); copy it
+to `<lang>.csv` and fill in the second column.
 """
 
 from __future__ import annotations
 
+import ast
 import csv
 import io
 import json
@@ -17,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from babel.messages.extract import extract, extract_javascript
+from babel.messages.extract import extract_javascript
 
 from engine import exceptions as exc
 
@@ -51,11 +53,46 @@ def _files(root: Path, suffix: str) -> Iterator[Path]:
             yield path
 
 
+def _literal(node: ast.expr | None) -> str | None:
+    # only a plain string literal is a message: f-strings, names and concatenations are not
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _alternatives(node: ast.expr | None) -> Iterator[str]:
+    """The literal messages of a first argument: `"a"`, and the literal fallbacks of `x or "a"` and
+    `"a" if c else "b"` (e.g. `_(doctype or "Document")` translates "Document" when there is none)."""
+    if isinstance(node, ast.BoolOp):
+        for value in node.values:
+            yield from _alternatives(value)
+    elif isinstance(node, ast.IfExp):
+        yield from _alternatives(node.body)
+        yield from _alternatives(node.orelse)
+    elif (text := _literal(node)) is not None:
+        yield text
+
+
+def _is_translate(func: ast.expr) -> bool:
+    """`_(...)` or `<anything>._(...)` (e.g. `fw._`)."""
+    return (isinstance(func, ast.Name) and func.id == "_") or (isinstance(func, ast.Attribute) and func.attr == "_")
+
+
 def _python(path: Path, out: Extraction) -> None:
-    with path.open("rb") as fh:
-        for _lineno, message, _comments, _context in extract("python", fh, keywords={"_": None},
-                                                             comment_tags=(), strip_comment_tags=True):
-            out.add("python", message)
+    # `ast` rather than babel's extractor: babel drops keyword arguments, and with them `context=`
+    try:
+        tree = ast.parse(path.read_bytes(), filename=str(path))  # bytes: honours a coding declaration
+    except SyntaxError as e:
+        raise exc.ConfigurationError(f"Cannot parse {path} (line {e.lineno}): {e.msg}") from e
+    except (OSError, ValueError) as e:
+        raise exc.ConfigurationError(f"Cannot read {path}: {e}") from e
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _is_translate(node.func)):
+            continue
+        keywords = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        # `_(message, *args, lang=None, context=None)`: the context can only be a keyword; a
+        # non-literal one is dropped, and `translate()` then falls back to the row without context
+        context = _literal(keywords.get("context"))
+        for message in _alternatives(node.args[0] if node.args else keywords.get("message")):
+            out.add("python", message, context)
 
 
 def _javascript(path: Path, out: Extraction) -> None:

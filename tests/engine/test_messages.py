@@ -5,6 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
+from engine import exceptions as exc
 from engine.messages import extract_messages, write_template
 from tests.engine.cli_apps import write_files
 
@@ -35,3 +38,36 @@ def test_extraction_sources_and_template_format(tmp_path: Path) -> None:
     assert '"Net, Total",,' in lines
     assert "Save,,Button" in lines
     assert len(lines) == 11
+
+
+def test_python_context_keyword_is_kept(tmp_path: Path) -> None:
+    app = tmp_path / "ctxapp"
+    write_files(app, {
+        "logic.py": 'import fw\nfrom engine.translation import _\n\n\ndef f(x, ctx):\n'
+                    '    _("Open", context="status")\n'     # the context keyword
+                    '    _("Open", context="verb")\n'       # the same source with another context: its own row
+                    '    _("Open")\n'                       # and without one
+                    '    _("Saved {0}", x, lang="de")\n'    # format arguments and lang are not part of the key
+                    '    fw._("Closed", context="status")\n'  # the attribute form
+                    '    _(x, context="status")\n'          # a variable is not a message
+                    '    _(f"Open {x}", context="status")\n'  # nor an f-string
+                    '    _("A" + x)\n'                      # nor a concatenation
+                    '    _(*x)\n'
+                    '    _("Pending", context=ctx)\n'       # a variable context: the row without context
+                    '    _(message="Keyword", context="k")\n'
+                    '    return _(x or "Document")\n',      # the literal fallback is translated too
+    })
+    extraction = extract_messages(app)
+    assert {(m.source, m.context) for m in extraction.messages} == {
+        ("Open", "status"), ("Open", "verb"), ("Open", ""), ("Saved {0}", ""), ("Closed", "status"),
+        ("Pending", ""), ("Keyword", "k"), ("Document", "")}
+    lines = write_template(app, extraction).read_text(encoding="utf-8").splitlines()
+    assert lines[lines.index("Open,,"):lines.index("Open,,") + 3] == ["Open,,", "Open,,status", "Open,,verb"]
+    assert "Closed,,status" in lines
+
+
+def test_a_python_file_that_does_not_parse_is_named(tmp_path: Path) -> None:
+    app = tmp_path / "badapp"
+    write_files(app, {"ok.py": '_("Fine")\n', "pkg/broken.py": 'from engine.translation import _\n\ndef f(:\n'})
+    with pytest.raises(exc.ConfigurationError, match=r"Cannot parse .*pkg/broken\.py \(line 3\)"):
+        extract_messages(app)
