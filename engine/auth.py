@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from engine import cache_bus
 from engine import exceptions as exc
 from engine.core import passwords
 from engine.core.user import PASSWORD_KEY
@@ -123,11 +124,29 @@ async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
 # -- sessions ---------------------------------------------------------------------------------
 
 class SessionStore:
-    """Sessions in MongoDB with a short per-process cache (any worker can serve any request)."""
+    """Sessions in MongoDB, and this process's short caches of sessions and API keys (any worker can
+    serve any request). Changes are announced to the other processes (engine/cache_bus.py)."""
 
     def __init__(self, site: Site) -> None:
         self.site = site
         self._cache: dict[str, tuple[float, Session]] = {}
+        # (api_key, api_secret) -> (when, user): a hit skips the digest and the read
+        self.api_keys: dict[tuple[str, str], tuple[float, str]] = {}
+
+    def forget(self, sid_hash: str) -> None:
+        self._cache.pop(sid_hash, None)
+
+    def forget_user(self, user: str) -> None:
+        """Drop the user's cached sessions and API keys (disabled, deleted, roles changed)."""
+        self._cache = {k: v for k, v in self._cache.items() if v[1].user != user}
+        self.api_keys = {k: v for k, v in self.api_keys.items() if v[1] != user}
+
+    def forget_api_key(self, api_key: str) -> None:
+        self.api_keys = {k: v for k, v in self.api_keys.items() if k[0] != api_key}
+
+    def forget_all(self) -> None:
+        self._cache = {}
+        self.api_keys = {}
 
     @property
     def expiry(self) -> int:
@@ -163,12 +182,14 @@ class SessionStore:
         return session
 
     async def delete(self, sid_hash: str) -> None:
-        self._cache.pop(sid_hash, None)
+        self.forget(sid_hash)
         await self.site.db.collection(SESSIONS).delete_one({"_id": sid_hash})
+        await cache_bus.announce(self.site, "session", sid_hash)
 
     async def delete_user_sessions(self, user: str) -> None:
-        self._cache = {k: v for k, v in self._cache.items() if v[1].user != user}
+        self.forget_user(user)
         await self.site.db.collection(SESSIONS).delete_many({"user": user})
+        await cache_bus.announce(self.site, "user", user)
 
     async def csrf_token(self, session: Session) -> str:
         """The session's CSRF token, created on first request (the web UI asks for it)."""
@@ -176,22 +197,20 @@ class SessionStore:
             return session.csrf_token
         token = secrets.token_hex(16)
         await self.site.db.collection(SESSIONS).update_one({"_id": session.sid_hash}, {"$set": {"csrf_token": token}})
-        self._cache.pop(session.sid_hash, None)
+        # a process still caching the session without its token would skip the CSRF check
+        await cache_bus.announce(self.site, "session", session.sid_hash)
         return token
 
 
 # -- API keys ---------------------------------------------------------------------------------
-
-# (site, key, secret) -> (when, user): a hit skips the digest and the read; kept briefly, in memory only
-_key_cache: dict[tuple[str, str, str], tuple[float, str]] = {}
-
 
 async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | None) -> str:
     """The user owning (api_key, api_secret); AuthenticationError otherwise (failures rate-limited per IP)."""
     if not api_key or not api_secret or len(api_key) > 64 or len(api_secret) > 128:
         raise exc.AuthenticationError(_("Invalid API key or secret"))
     now = time.time()
-    hit = _key_cache.get((site.name, api_key, api_secret))
+    cache = site.sessions.api_keys
+    hit = cache.get((api_key, api_secret))
     if hit and now - hit[0] < CACHE_SECONDS:
         return hit[1]
     digest = _digest(await site_secret(site), api_secret)
@@ -204,9 +223,9 @@ async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | 
         if keys:
             await _record_failure(site, keys)
         raise exc.AuthenticationError(_("Invalid API key or secret"))
-    if len(_key_cache) > 10_000:
-        _key_cache.clear()
-    _key_cache[(site.name, api_key, api_secret)] = (now, str(row["_id"]))
+    if len(cache) > 10_000:
+        cache.clear()
+    cache[(api_key, api_secret)] = (now, str(row["_id"]))
     return str(row["_id"])
 
 
@@ -220,6 +239,5 @@ async def generate_keys_for(site: Site, user: str) -> dict[str, str]:
     api_secret = secrets.token_hex(16)
     await users.update_one({"_id": user}, {"$set": {
         "api_key": api_key, API_DIGEST_KEY: _digest(await site_secret(site), api_secret)}})
-    for cache_key in [k for k in _key_cache if k[1] == api_key]:
-        _key_cache.pop(cache_key, None)
+    await cache_bus.announce(site, "api_key", api_key)  # the old secret stops working in every process
     return {"api_key": api_key, "api_secret": api_secret}

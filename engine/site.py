@@ -6,7 +6,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from engine import db, embedded
+from engine import cache_bus, db, embedded
 from engine import exceptions as exc
 from engine.context import AUTOMATIC_ROLES, Context
 from engine.meta.registry import MetaRegistry
@@ -85,6 +85,7 @@ class Site:
         if publisher is not None and hasattr(publisher, "close"):
             await publisher.close()
         self.realtime = None
+        await cache_bus.close(self)
 
     async def close(self) -> None:
         await self.close_services()

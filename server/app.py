@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
@@ -14,6 +15,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from engine import cache_bus
 from engine import exceptions as exc
 from engine.migrate import migrate
 from engine.runtime import tune_gc
@@ -35,6 +37,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
         current = site or await open_site(settings)
         app.state.site = current
         realtime.attach_publisher(current, sio)
+        invalidations = cache_bus.start_listener(current)
         try:
             if own:
                 report = await migrate(current)
@@ -42,6 +45,10 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
                 tune_gc(settings)  # a process of its own: what it loaded so far lives as long as it does
             yield {}
         finally:
+            if invalidations is not None:
+                invalidations.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await invalidations
             if own:
                 await current.close()
 

@@ -7,8 +7,13 @@ administrator made (edited thresholds stay as they are).
 from __future__ import annotations
 
 import engine as fw
-from workforce_scoring.constants import ROLES, SCORING_SETTINGS
+from engine.documents import store
+from workforce_scoring.constants import EMPLOYEE_SCORE, ROLES, SCORING_SETTINGS
+from workforce_scoring.scoring import service
+from workforce_scoring.scoring.calculation import PERIOD_TYPES
 from workforce_scoring.scoring.levels import DEFAULT_THRESHOLDS
+
+KEY_BATCH = 500
 
 
 async def after_install(ctx: fw.Context) -> None:
@@ -17,6 +22,7 @@ async def after_install(ctx: fw.Context) -> None:
 
 async def after_migrate(ctx: fw.Context) -> None:
     await ensure_defaults(ctx)
+    await key_period_scores(ctx)
 
 
 async def ensure_defaults(ctx: fw.Context) -> None:
@@ -28,3 +34,27 @@ async def ensure_defaults(ctx: fw.Context) -> None:
         for band in DEFAULT_THRESHOLDS:
             settings.append("thresholds", {"level": band.level, "min_pph": band.min_pph, "max_pph": band.max_pph})
         await settings.insert(ignore_permissions=True)
+
+
+async def key_period_scores(ctx: fw.Context) -> int:
+    """Give `period_key` to the period scores stored before the field existed, so its unique index
+    covers them too; returns how many got it. Of two such scores of one period (stored before the
+    index could refuse the second) only the oldest gets it, and the other stays as it is."""
+    rows = await fw.get_all(ctx, EMPLOYEE_SCORE, fields=["name", "employee", "period_type", "period_value"],
+                            filters=[[service.PERIOD_KEY, "is", "not set"], ["period_type", "in", list(PERIOD_TYPES)],
+                                     ["docstatus", "!=", 2]], order_by="creation asc")
+    keys = {row["name"]: service.period_key(row["employee"], row["period_type"], row["period_value"]) for row in rows}
+    taken = set(await fw.get_all(ctx, EMPLOYEE_SCORE, pluck=service.PERIOD_KEY, filters=[
+        [service.PERIOD_KEY, "in", sorted({key for key in keys.values() if key})]])) if keys else set()
+    meta = ctx.meta(EMPLOYEE_SCORE)
+    keyed = 0
+    for name, key in keys.items():
+        if key is None or key in taken:
+            continue
+        taken.add(key)
+        await store.update(ctx, meta, name, {service.PERIOD_KEY: key})  # a stored value, not an edit: no hooks
+        keyed += 1
+        if keyed % KEY_BATCH == 0:
+            await ctx.commit()
+    await ctx.commit()
+    return keyed

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from engine import cache_bus
 from engine import exceptions as exc
 from engine.core import passwords
 from engine.documents.document import Document
@@ -89,8 +90,9 @@ class User(Document):
             raise exc.PermissionError(_("User {0} cannot be deleted", self.name))
 
     def on_update(self) -> None:
-        site = self.ctx.site
-        site.forget_roles(self.name)
+        site, name = self.ctx.site, self.name
+        site.forget_roles(name)
         if not self.enabled:  # a disabled user's sessions end with the transaction that disabled them
-            name = self.name
             self.ctx.after_commit(lambda: site.sessions.delete_user_sessions(name))
+        else:  # roles or language may have changed: every process reloads them once this commits
+            self.ctx.after_commit(lambda: cache_bus.announce(site, "user", name))

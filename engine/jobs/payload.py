@@ -11,6 +11,7 @@ from engine import exceptions as exc
 
 QUEUES = ("short", "default", "long")
 DEFAULT_TIMEOUTS = {"short": 300, "default": 300, "long": 1500}
+MAX_TIMEOUT = 24 * 3600  # s: what a job without a timeout (0) may run in a worker
 
 
 @dataclass

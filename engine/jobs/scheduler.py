@@ -4,7 +4,8 @@ Every entry of hooks.py becomes a Scheduled Job Type (synced by migrate; can be 
 tick a scheduler claims the latest due time of each type with one atomic compare-and-set on the
 type's record, so with several schedulers running exactly one enqueues it. After downtime only the
 latest missed time runs (once, not N times). Nothing waits on the previous run, so a crashed or
-hung run never blocks later ones.
+hung run never blocks later ones; each tick also closes the Scheduled Job Log rows of runs whose
+worker died (`job_log.sweep_stale`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from croniter import croniter
 
 from engine.context import Context
 from engine.documents.lifecycle import now_str
+from engine.jobs import job_log
 from engine.jobs.payload import DEFAULT_TIMEOUTS, JobPayload
 from engine.jobs.queue import backend_for
 
@@ -109,6 +111,10 @@ async def tick(site: Site, now: datetime | None = None) -> list[str]:
             # not queued (e.g. Redis down): give the due time back so a later tick retries it
             await coll.update_one({"_id": row["_id"], "_last_due": due_text}, {"$set": {"_last_due": last}})
             log.exception("could not enqueue %s for %s", row["_id"], due_text)
+    try:
+        await job_log.sweep_stale(site, now)
+    except Exception:  # bookkeeping: must not cost the enqueues above or the next tick
+        log.exception("closing the Scheduled Job Log rows of dead runs failed")
     return enqueued
 
 

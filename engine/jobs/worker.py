@@ -5,7 +5,8 @@ Several worker processes may share queues. Taking a job sets arq's in-progress k
 (start + timeout) plus `LEASE_GRACE` seconds, and keeps extending it while a job past its
 deadline is still being wound up (Error Log, callbacks).
 A job whose worker dies mid-run is therefore picked up again by another worker once the lease
-expires (arq counts the try; after `max_tries` it is recorded failed), so it never vanishes.
+expires (arq counts the try; after `max_tries` it is recorded failed), so it never vanishes; the
+retry closes the dead attempt's Scheduled Job Log row (`job_log`).
 """
 
 from __future__ import annotations
@@ -17,16 +18,16 @@ import signal
 import time
 from typing import Any
 
+from engine import cache_bus
 from engine import exceptions as exc
 from engine.jobs import runner
-from engine.jobs.payload import JobPayload
+from engine.jobs.payload import MAX_TIMEOUT, JobPayload
 from engine.jobs.queue import ARQ_FUNCTION, IN_PROGRESS_PREFIX, queue_key
 from engine.runtime import tune_gc
 from engine.settings import Settings
 from engine.site import Site, open_site
 
 log = logging.getLogger("fw.worker")
-MAX_TIMEOUT = 24 * 3600
 CLAIM_LEASE = 60  # s: the lease from taking a job until fw_run_job sets the job's own
 LEASE_GRACE = 5.0  # s past a job's deadline before another worker may take it over
 LEASE_DELAY = 1.0  # s into a job before fw shortens the claim lease to the job's own
@@ -63,7 +64,7 @@ async def fw_run_job(arq_ctx: dict[str, Any], payload: dict[str, Any]) -> Any:
         deadline = time.time() + (job.timeout or MAX_TIMEOUT)
         lease = asyncio.create_task(_hold_lease(redis, arq_ctx.get("job_id") or job.job_id, deadline))
     try:
-        return await runner.execute(site, job)
+        return await runner.execute(site, job, attempt=int(arq_ctx.get("job_try") or 1))
     except Exception as e:
         raise JobFailed(f"{type(e).__name__}: {e}"[:2000]) from None
     finally:
@@ -101,6 +102,7 @@ async def run_workers(settings: Settings, queues: list[str], *, burst: bool = Fa
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     tasks = [asyncio.create_task(w.async_run()) for w in workers]
+    invalidations = cache_bus.start_listener(site)  # jobs act as users: their roles are cached too
     log.info("fw worker listening on %s (site %s)", ", ".join(queues), site.name)
     crashed: BaseException | None = None
     try:
@@ -131,9 +133,9 @@ async def run_workers(settings: Settings, queues: list[str], *, burst: bool = Fa
                 await w.close()
             except (Exception, asyncio.CancelledError):
                 log.exception("closing the worker of %s failed", w.queue_name)
-        for task in tasks:
+        for task in [*tasks, *([invalidations] if invalidations else [])]:
             task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, *([invalidations] if invalidations else []), return_exceptions=True)
         await site.close()
         log.info("fw worker stopped")
     if crashed is not None:

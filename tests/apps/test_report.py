@@ -38,8 +38,9 @@ async def run(client: httpx.AsyncClient, user: ApiUser, filters: dict[str, Any] 
 
 async def seed(site: Site, org: Org) -> None:
     await score(site, org.emp("E-1001"), 62.5)
+    # cancelled rows are not shown; cancelled first, as one period holds one score that is not cancelled
+    await score(site, org.emp("E-1002"), 99, docstatus=2)
     await score(site, org.emp("E-1002"), 80, docstatus=1)  # submitted rows are shown
-    await score(site, org.emp("E-1002"), 99, docstatus=2)  # cancelled rows are not
     await score(site, org.emp("E-2001"), 30)
     await score(site, org.emp("E-1001"), 95, period="2024-02")  # another period
     await score(site, org.emp("E-1001"), 97, period="2024-W10", period_type="Weekly")  # not a Monthly score

@@ -26,6 +26,7 @@ import pytest
 from engine import embedded
 from engine.hooks import AppRegistry
 from engine.jobs import queue
+from engine.jobs.payload import JobPayload
 from engine.query.listing import get_all
 from engine.site import Site, open_site
 from tests.conftest import make_settings
@@ -293,6 +294,34 @@ async def test_a_killed_workers_job_runs_again_and_never_vanishes(jobs_env: Jobs
     assert len(rows) == 1  # the killed run wrote nothing (rolled back with the process)
     assert f"pid={rescuer.pid}" in rows[0]["body"]
     assert "try=2" in rescuer.log()
+    assert rescuer.stop() == 0
+
+
+async def test_a_killed_scheduled_run_is_logged_failed_when_its_retry_starts(jobs_env: JobsEnv, jsite: Site) -> None:
+    doomed_worker = jobs_env.worker("kill")
+    key = unique("killed-scheduled")
+    due = datetime.now().strftime("%Y-%m-%d %H:%M:00")
+    payload = JobPayload(site=jsite.name, user="Administrator", lang="en", method="fwtest.jobs.marker",
+                         kwargs={"key": key, "seconds": 2}, queue="kill", timeout=3,
+                         job_id=f"{jsite.name}::scheduled::{CRON_TYPE}::{key}", job_name=CRON_TYPE,
+                         scheduled_job_type=CRON_TYPE, scheduled_due=due)  # as the scheduler queues a run
+    assert await queue.backend_for(jsite).submit(payload, at_front=False)
+
+    async def log_rows() -> list[tuple[Any, ...]]:
+        found = await get_all(jsite.context(), "Scheduled Job Log", filters={"job_id": payload.job_id},
+                              fields=["attempt", "status", "details"], order_by="attempt asc")
+        return [(r["attempt"], r["status"], r["details"]) for r in found]
+
+    await wait_status(jsite, payload.job_id, {"started"})
+    await asyncio.sleep(1.4)
+    doomed_worker.kill()  # SIGKILL mid-run: its log row can say nothing more
+    assert await log_rows() == [(1, "Start", None)]
+    rescuer = jobs_env.worker("kill")
+    assert await wait_status(jsite, payload.job_id, {"finished", "failed"}, timeout=30) == "finished"
+    assert await log_rows() == [
+        (1, "Failed", "The worker running this job stopped before it finished (attempt 1); "
+                      "it was retried as attempt 2."),
+        (2, "Complete", None)]
     assert rescuer.stop() == 0
 
 

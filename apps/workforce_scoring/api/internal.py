@@ -7,6 +7,8 @@ POST /api/method/workforce_scoring.api.internal.calculate_for_employee
 ```
 `status` is `created`, `updated` (an unsubmitted score recalculated with `overwrite`) or `exists`
 (a score is stored and `overwrite` is false). A submitted score is final: overwriting it fails.
+Concurrent calls for one (employee, period) store one score: the others answer as if they had
+come after it (`exists`, or `updated` with `overwrite`).
 """
 
 from __future__ import annotations
@@ -28,12 +30,17 @@ async def calculate_for_employee(ctx: fw.Context, employee: str, period_type: st
     rows = await service.employee_rows(ctx, {"name": employee})
     if not rows:
         raise exc.DoesNotExistError(fw._("{0} {1} not found", fw._("Employee"), employee), field="employee")
-    fields = (await service.compute(ctx, period, rows))[employee]
-    existing = (await service.find_scores(ctx, [employee], period)).get(employee)
-    if existing is not None and not overwrite:
-        return {"status": "exists", "name": existing.name}
-    if existing is not None and existing.docstatus == 1:
-        fw.throw(fw._("Cannot overwrite submitted record"))
-    status, name = await service.write_score(ctx, fields, existing)
-    await ctx.commit()
-    return {"status": "updated" if existing is not None else status, "name": name}
+
+    async def attempt() -> dict[str, Any]:
+        fields = (await service.compute(ctx, period, rows))[employee]
+        existing = (await service.find_scores(ctx, [employee], period)).get(employee)
+        if existing is not None and not overwrite:
+            return {"status": "exists", "name": existing.name}
+        if existing is not None and existing.docstatus == 1:
+            fw.throw(fw._("Cannot overwrite submitted record"))
+        status, name = await service.write_score(ctx, fields, existing)
+        await ctx.commit()
+        return {"status": "updated" if existing is not None else status, "name": name}
+
+    # a concurrent calculation of the same score may store it first: then start over and find it
+    return await service.retry_on_clash(ctx, attempt)

@@ -3,19 +3,29 @@
 The daily values and penalty points of any number of employees come from two aggregation
 pipelines (grouped by employee in MongoDB), never from loading documents into Python, so a whole
 month for every employee costs two queries plus the writes.
+
+One (employee, period) has at most one score that is not cancelled. Looking the score up before
+writing it is not enough when two calculations run at once (a request and the daily job, two
+violation jobs): both find none and both insert. So the Employee Score's `period_key` is unique in
+MongoDB, and a calculation that loses that race starts over (`retry_on_clash`), now finding the
+winner's score: `exists`, or an update of that draft.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import asyncio
+import functools
+import random
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import engine as fw
 from engine import exceptions as exc
 from engine.documents import store
 from workforce_scoring.constants import (
     CALCULATION,
+    DAILY,
     EMPLOYEE,
     EMPLOYEE_SCORE,
     EXTERNAL_SYSTEM,
@@ -33,6 +43,12 @@ from workforce_scoring.scoring.calculation import (
 
 _THRESHOLDS_FLAG = "workforce_scoring.thresholds"
 EMPLOYEE_FIELDS = ["name", "employee_name", "company", "branch"]
+PERIOD_KEY = "period_key"
+# a loser retries until the winner has committed: a few milliseconds, doubling (about 0.6 s in all)
+CLASH_ATTEMPTS = 7
+CLASH_BACKOFF = 0.01
+
+T = TypeVar("T")
 
 
 def parse_period_or_throw(period_type: str, period_value: str) -> Period:
@@ -45,6 +61,41 @@ def parse_period_or_throw(period_type: str, period_value: str) -> Period:
                                            period_type), field="period_type") from None
         raise exc.ValidationError(fw._("Invalid period {0}: a {1} period is written {2}", period_value, period_type,
                                        PERIOD_FORMATS[period_type]), field="period_value") from None
+
+
+def period_key(employee: str | None, period_type: str | None, period_value: str | None) -> str | None:
+    """The unique `period_key` of a period score (None for a day's value, which has no period)."""
+    if not employee or not period_type or period_type == DAILY or not period_value:
+        return None
+    return f"{employee}|{period_type}|{period_value}"
+
+
+async def retry_on_clash(ctx: fw.Context, attempt: Callable[[], Awaitable[T]]) -> T:
+    """Run `attempt` (look the period scores up, write them, commit) and, when a concurrent
+    calculation wrote one of them first, roll back and run it again: it then finds that score.
+
+    The race shows as the unique `period_key` refusing the insert (the winner committed), a
+    write conflict (it has not yet) or a changed `modified` (both updated one draft). Its writes
+    are rolled back with the unit of work, so this retries only when the unit held nothing else:
+    a caller's own uncommitted writes are never thrown away (that caller gets the error).
+    """
+    uow = ctx.uow
+    if uow is not None and uow.writes:
+        return await attempt()
+    callbacks = list(uow.after_commit) if uow is not None else []
+    messages = len(ctx.messages)
+    for n in range(CLASH_ATTEMPTS):
+        try:
+            return await attempt()
+        except (exc.UniqueValidationError, exc.TransientError, exc.TimestampMismatchError) as e:
+            if n == CLASH_ATTEMPTS - 1 or (isinstance(e, exc.UniqueValidationError) and e.field != PERIOD_KEY):
+                raise
+        await ctx.rollback()
+        if uow is not None:
+            uow.after_commit = list(callbacks)  # what the caller queued before the attempt
+        del ctx.messages[messages:]
+        await asyncio.sleep(CLASH_BACKOFF * 2 ** n * random.uniform(0.5, 1.5))  # jitter: losers spread out
+    raise AssertionError("unreachable")
 
 
 async def thresholds(ctx: fw.Context) -> list[dict[str, Any]]:
@@ -130,19 +181,28 @@ async def calculate_period(ctx: fw.Context, period: Period, employees: list[dict
     """Calculate and store `period` for many employees, never touching submitted scores.
 
     Works in batches: two aggregations and one lookup per batch, then the writes, then a commit
-    (so a long run holds no long transaction and finished batches stay done).
+    (so a long run holds no long transaction and finished batches stay done). A batch that races
+    another calculation of the same scores is rolled back and done again (`retry_on_clash`).
     """
     counts = {"created": 0, "updated": 0, "unchanged": 0, "submitted": 0}
     for start in range(0, len(employees), batch_size):
         batch = employees[start:start + batch_size]
-        scores = await compute(ctx, period, batch)
-        existing = await find_scores(ctx, scores, period)
-        for name, fields in scores.items():
-            current = existing.get(name)
-            if current is not None and current.docstatus == 1:
-                counts["submitted"] += 1
-                continue
-            status, _name = await write_score(ctx, fields, current)
-            counts[status] += 1
-        await ctx.commit()
+        done = await retry_on_clash(ctx, functools.partial(_write_batch, ctx, period, batch))
+        for status, n in done.items():
+            counts[status] += n
+    return counts
+
+
+async def _write_batch(ctx: fw.Context, period: Period, batch: list[dict[str, Any]]) -> dict[str, int]:
+    counts = {"created": 0, "updated": 0, "unchanged": 0, "submitted": 0}
+    scores = await compute(ctx, period, batch)
+    existing = await find_scores(ctx, scores, period)
+    for name, fields in scores.items():
+        current = existing.get(name)
+        if current is not None and current.docstatus == 1:
+            counts["submitted"] += 1
+            continue
+        status, _name = await write_score(ctx, fields, current)
+        counts[status] += 1
+    await ctx.commit()
     return counts

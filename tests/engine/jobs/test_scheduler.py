@@ -19,7 +19,7 @@ import pytest
 from engine import db
 from engine import exceptions as exc
 from engine.hooks import AppRegistry, ScheduledEvent
-from engine.jobs import queue, scheduler
+from engine.jobs import job_log, queue, scheduler
 from engine.jobs.payload import JobPayload
 from engine.query.listing import get_all
 from engine.site import Site
@@ -290,3 +290,23 @@ async def test_runner_writes_the_scheduled_job_log(site: Site) -> None:
     assert "the scheduled job failed on purpose" in failed["details"]
     errors = await get_all(ctx, "Error Log", fields=["method", "error"])
     assert [e["method"] for e in errors] == ["fwtest.jobs.scheduled_fail"]
+
+
+async def test_each_tick_closes_the_log_rows_of_runs_whose_worker_died(site: Site, recorder: Recorder) -> None:
+    payload = JobPayload(site=site.name, user="Administrator", lang="en", method="fwtest.jobs.scheduled_note",
+                         timeout=300, job_id=f"{site.name}::scheduled::{CRON}::2024-03-04 10:01:00",
+                         scheduled_job_type=CRON, scheduled_due="2024-03-04 10:01:00")
+    dead = await job_log.start(site, payload)
+    row = await site.db.collection(job_log.COLLECTION).find_one({"_id": dead})
+    assert row is not None
+    started = datetime.fromisoformat(row["started_at"])
+    await scheduler.sync_job_types(site, started)
+    margin = timedelta(seconds=300 + job_log.STALE_MARGIN)
+    await scheduler.tick(site, started + margin - timedelta(seconds=1))  # may still be running
+    assert (await site.db.collection(job_log.COLLECTION).find_one({"_id": dead}) or {})["status"] == "Start"
+    before = len(recorder.payloads)
+    await scheduler.tick(site, started + margin + timedelta(minutes=1))
+    assert CRON in [p.scheduled_job_type for p in recorder.payloads[before:]]  # enqueueing goes on as before
+    closed = await site.db.collection(job_log.COLLECTION).find_one({"_id": dead})
+    assert closed is not None and closed["status"] == "Failed"
+    assert "stopped before it finished (attempt 1)" in closed["details"]
