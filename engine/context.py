@@ -33,6 +33,9 @@ class Context:
         self.lang = lang
         self.uow: db.UnitOfWork | None = None
         self.messages: list[dict[str, Any]] = []
+        # extra top-level keys of the HTTP response body, beside `message` (Frappe's `frappe.response`:
+        # the Desk loaders send `docs`, `docinfo`, `user_settings` there); ignored outside HTTP
+        self.response: dict[str, Any] = {}
         self._roles = roles
         self.flags: dict[str, Any] = {}
 
@@ -59,6 +62,7 @@ class Context:
                         roles=self._roles if user in (None, self.user) else None)
         other.uow = self.uow
         other.messages = self.messages
+        other.response = self.response
         return other
 
     # -- transactions -------------------------------------------------------------------------
@@ -137,6 +141,7 @@ async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *,
         except Exception as e:
             if attempt < retries and db.is_transient(e) and ctx.uow is None:
                 ctx.messages.clear()
+                ctx.response.clear()
                 continue
             if db.is_transient(e) and not isinstance(e, exc.TransientError):
                 from engine.translation import _

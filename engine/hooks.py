@@ -26,6 +26,7 @@ CORE_CONTROLLERS = {
     "User": "engine.core.user.User",
     "Custom Field": "engine.core.custom_field.CustomField",
     "Workflow": "engine.core.workflow_doc.Workflow",
+    "File": "engine.core.file.File",
 }
 METADATA_KEYS = {"app_name", "app_title", "app_publisher", "app_description", "app_license", "app_email",
                  "app_version", "app_icon", "app_color", "app_home", "required_apps"}

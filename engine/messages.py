@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from babel.messages.extract import extract_javascript
 
@@ -96,13 +96,18 @@ def _python(path: Path, out: Extraction) -> None:
 
 
 def _javascript(path: Path, out: Extraction) -> None:
-    # `__(message, args, context)`: the raw extractor gives every argument, so the context is kept
     with path.open("rb") as fh:
-        for _lineno, _func, args, _comments in extract_javascript(fh, ["__"], [], {}):
-            values = args if isinstance(args, tuple) else (args,)
-            message = values[0] if values else None
-            if isinstance(message, str) and "${" not in message:  # a template literal is not a message
-                out.add("javascript", message, values[2] if len(values) > 2 else None)
+        javascript_messages(fh, out)
+
+
+def javascript_messages(source: IO[bytes], out: Extraction) -> None:
+    """The `__(message, args, context)` messages of JavaScript source (the Desk bundle reads its form
+    scripts' messages with this). The raw extractor gives every argument, so the context is kept."""
+    for _lineno, _func, args, _comments in extract_javascript(source, ["__"], [], {}):
+        values = args if isinstance(args, tuple) else (args,)
+        message = values[0] if values else None
+        if isinstance(message, str) and "${" not in message:  # a template literal is not a message
+            out.add("javascript", message, values[2] if len(values) > 2 else None)
 
 
 def _doctype(data: dict[str, Any], out: Extraction) -> None:

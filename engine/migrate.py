@@ -27,6 +27,7 @@ from engine import exceptions as exc
 from engine.context import unit_of_work
 from engine.documents.lifecycle import now_str
 from engine.hooks import call_with_supported
+from engine.meta.record import RECORD_FORMAT, doctype_record, record_hash
 from engine.meta.registry import STATE_COLLECTION
 from engine.meta.schema import Meta
 
@@ -111,7 +112,8 @@ def desired_indexes(meta: Meta) -> dict[str, tuple[list[tuple[str, int]], dict[s
 
 
 def _definitions_hash(site: Site) -> str:
-    payload = {name: site.meta.get(name).as_dict() for name in site.meta.names()}
+    payload: dict[str, Any] = {name: site.meta.get(name).as_dict() for name in site.meta.names()}
+    payload["\0record_format"] = RECORD_FORMAT  # a new DocType record shape resyncs unchanged definitions
     return hashlib.sha256(orjson.dumps(payload, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
@@ -175,32 +177,38 @@ def _same_index(present: dict[str, Any], keys: list[tuple[str, int]], options: d
 
 
 async def _sync_doctype_records(site: Site, report: MigrateReport, only: list[str] | None = None) -> None:
-    """Keep a DocType record per doctype (the definition clients read), rewritten only when changed."""
+    """Keep a DocType record per doctype in Frappe's shape (engine/meta/record.py), rewritten only when
+    its definition changed: replaced whole, so a key the definition dropped goes too."""
     coll = site.db.collection("doctype")
     query = {} if only is None else {"_id": {"$in": only}}
-    stored = {r["_id"]: r.get("json_hash") for r in await coll.find(query, {"json_hash": 1}).to_list(None)}
+    stored = {r["_id"]: r for r in await coll.find(query, {"json_hash": 1, "creation": 1, "owner": 1}).to_list(None)}
     now = now_str()
     for name in site.meta.names() if only is None else only:
         meta = site.meta.get(name)
-        definition = meta.as_dict()
-        digest = hashlib.sha256(orjson.dumps(definition, option=orjson.OPT_SORT_KEYS)).hexdigest()
-        if stored.get(name) == digest:
+        digest = record_hash(meta)
+        previous = stored.get(name) or {}
+        if previous.get("json_hash") == digest:
             continue
-        record = {
-            "module": meta.module, "custom": int(meta.schema.custom), "istable": int(meta.istable),
-            "issingle": int(meta.issingle), "is_submittable": int(meta.is_submittable),
-            "is_tree": int(meta.is_tree), "track_changes": int(meta.track_changes),
-            "autoname": meta.autoname or None, "title_field": meta.title_field, "sort_field": meta.sort_field,
-            "sort_order": meta.sort_order.upper(), "definition": definition, "json_hash": digest,
-            "modified": now, "modified_by": "Administrator", "docstatus": 0, "idx": 0,
-        }
-        record = {k: v for k, v in record.items() if v is not None}
-        await coll.update_one({"_id": name}, {"$set": record, "$setOnInsert": {
-            "creation": now, "owner": "Administrator"}}, upsert=True)
+        await coll.replace_one({"_id": name}, {
+            **stored_record(doctype_record(meta)), "json_hash": digest,
+            "owner": previous.get("owner") or "Administrator", "creation": previous.get("creation") or now,
+            "modified": now, "modified_by": "Administrator"}, upsert=True)
         report.doctypes_synced.append(name)
     gone = set(stored) - set(site.meta.names())
     if gone and only is None:
         await coll.delete_many({"_id": {"$in": sorted(gone)}, "custom": {"$ne": 1}})
+
+
+def stored_record(record: dict[str, Any]) -> dict[str, Any]:
+    """A client-shaped record as the engine stores documents: `_id` for `name`, no `doctype` keys."""
+    out: dict[str, Any] = {"_id": record["name"]}
+    for key, value in record.items():
+        if key in ("name", "doctype"):
+            continue
+        if key in ("fields", "permissions"):
+            value = [{k: v for k, v in row.items() if k != "doctype"} for row in value]
+        out[key] = value
+    return out
 
 
 async def migrate(site: Site, *, force: bool = False, progress: Progress | None = None,

@@ -24,6 +24,8 @@ class Settings(BaseSettings):
     memory_backend: bool = Field(default=False, description="force the in-memory mongomock backend")
     max_page_length: int = 1000
     max_body_bytes: int = 25 * 1024 * 1024
+    max_file_size: int = Field(default=10 * 1024 * 1024, ge=0, description=(
+        "largest file `upload_file` accepts, in bytes (uploads are also bounded by max_body_bytes)"))
     frappe_aliases: bool = True
     cors_origins: list[str] = Field(default_factory=list)
     session_expiry_seconds: int = 170 * 3600

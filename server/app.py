@@ -23,7 +23,7 @@ from engine.settings import Settings, get_settings
 from engine.site import Site, open_site
 from server import errors, openapi, realtime
 from server.middleware import EdgeMiddleware
-from server.routes import method, resource
+from server.routes import files, method, resource, v2
 
 log = logging.getLogger("fw.server")
 
@@ -55,7 +55,9 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     routes: list[BaseRoute] = []
     for prefix in ("/api", "/api/v1"):
         routes += resource.routes(prefix) + method.routes(prefix)
+    routes += v2.routes()
     routes.append(Route("/api/openapi.json", openapi.openapi_json, methods=["GET"]))
+    routes += files.routes()  # /files/<name>, /private/files/<name>
     routes.append(Route("/", method.legacy_cmd, methods=["GET", "POST"]))
     assets = settings.root_dir / "assets"  # filled by `fw build`
     with contextlib.suppress(OSError):

@@ -1,8 +1,10 @@
-"""The one place exceptions become HTTP: a status table resolved by MRO, and Frappe's v1 body.
+"""The one place exceptions become HTTP: a status table resolved by MRO, and Frappe's bodies.
 
-Body: `exc_type`, `exception`, `_server_messages` (a JSON string of a list of JSON strings, as
+v1 body: `exc_type`, `exception`, `_server_messages` (a JSON string of a list of JSON strings, as
 Frappe sends it), plus a clean `errors` list naming the field; `exc` (traceback) only in
-developer mode. A client mistake is never a 500.
+developer mode. v2 body (any path under `/api/v2/`): `errors: [{type, message, title, indicator,
+[field], [exception]}]` and the request's earlier msgprints in `messages`. Both use the same
+statuses. A client mistake is never a 500.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from server.responses import json_response
 
 log = logging.getLogger("fw.server")
 
+V2_PREFIX = "/api/v2/"
 STATUS: dict[type[BaseException], int] = {
     exc.ValidationError: 417,
     exc.DoesNotExistError: 404,
@@ -68,6 +71,49 @@ def error_body(error: exc.FwError, messages: list[dict[str, Any]], *, developer_
     return body
 
 
+def is_v2(path: str) -> bool:
+    """Whether a request went to the v2 API, whose errors take Frappe's v2 shape."""
+    return path.startswith(V2_PREFIX) or path == V2_PREFIX[:-1]
+
+
+def error_body_v2(error: exc.FwError, messages: list[dict[str, Any]], *, developer_mode: bool,
+                  lang: str | None = None, exc_type: str | None = None,
+                  cause: BaseException | None = None) -> dict[str, Any]:
+    """Frappe's v2 error body: one entry per error (a MandatoryError names each missing field), the
+    traceback (of `cause`, else `error`) on the first entry in developer mode only."""
+    title = _(error.title, lang=lang)
+    entries: list[dict[str, Any]] = []
+    for item in error.errors:
+        entry: dict[str, Any] = {"type": exc_type or item.get("type") or type(error).__name__,
+                                 "message": item.get("message") or error.message, "title": title,
+                                 "indicator": "red"}
+        if item.get("field") is not None:
+            entry["field"] = item["field"]
+        entries.append(entry)
+    if not entries:  # an error built with an empty list still reports itself
+        entries.append({"type": exc_type or type(error).__name__, "message": error.message, "title": title,
+                        "indicator": "red"})
+    if developer_mode:
+        entries[0]["exception"] = "".join(traceback.format_exception(cause or error))
+    body: dict[str, Any] = {"errors": entries}
+    if messages:
+        body["messages"] = messages
+    return body
+
+
+def edge_error_body(path: str, error: exc.FwError, exc_type: str, *, lang: str | None = None) -> dict[str, Any]:
+    """The body of an error answered before the app runs (the edge's 413), in the path's API shape."""
+    if is_v2(path):
+        return error_body_v2(error, [], developer_mode=False, lang=lang, exc_type=exc_type)
+    return error_body(error, [], developer_mode=False) | {"exc_type": exc_type}
+
+
+def _body(request: Request, error: exc.FwError, messages: list[dict[str, Any]], *, developer_mode: bool,
+          lang: str) -> dict[str, Any]:
+    build = error_body_v2 if is_v2(request.url.path) else error_body
+    return build(error, messages, developer_mode=developer_mode, lang=lang)
+
+
 def request_language(request: Request) -> str:
     """The language of the failed request: its context's, else negotiated from Accept-Language
     (an error handler runs after the request's context was unbound, so `_()` is told explicitly)."""
@@ -91,8 +137,8 @@ async def handle_fw_error(request: Request, error: Exception) -> Response:
         log.error("%s %s failed", request.method, request.url.path, exc_info=error)
     settings = request.app.state.settings
     headers = {"Retry-After": "60"} if status == 429 else None
-    return json_response(error_body(error, _messages(request), developer_mode=settings.developer_mode,
-                                    lang=request_language(request)), status, headers=headers)
+    return json_response(_body(request, error, _messages(request), developer_mode=settings.developer_mode,
+                               lang=request_language(request)), status, headers=headers)
 
 
 async def handle_http_exception(request: Request, error: Exception) -> Response:
@@ -103,13 +149,11 @@ async def handle_http_exception(request: Request, error: Exception) -> Response:
         mapped = exc.DoesNotExistError(_("Not found: {0}", request.url.path, lang=lang))
     elif error.status_code == 405:
         mapped = exc.PermissionError(_("Method {0} is not allowed here", request.method, lang=lang))
-        body = error_body(mapped, [], developer_mode=False, lang=lang)
-        return json_response(body, 405, headers=error.headers)
     elif error.status_code == 400:  # e.g. a multipart body Starlette cannot parse
         mapped = exc.BadRequestError(str(error.detail))
     else:
         mapped = exc.FwError(str(error.detail))
-    body = error_body(mapped, [], developer_mode=False, lang=lang)
+    body = _body(request, mapped, [], developer_mode=False, lang=lang)
     return json_response(body, error.status_code, headers=error.headers)
 
 
@@ -118,6 +162,11 @@ async def handle_unexpected(request: Request, error: Exception) -> Response:
     settings = request.app.state.settings
     lang = request_language(request)
     mapped = exc.FwError(_("Internal server error", lang=lang))
+    if is_v2(request.url.path):
+        body = error_body_v2(mapped, _messages(request), developer_mode=settings.developer_mode, lang=lang,
+                             exc_type=type(error).__name__ if settings.developer_mode else "InternalServerError",
+                             cause=error)
+        return json_response(body, 500)
     body = error_body(mapped, _messages(request), developer_mode=settings.developer_mode, lang=lang)
     body["exc_type"] = type(error).__name__ if settings.developer_mode else "InternalServerError"
     body["exception"] = f"{type(error).__name__}: {error}" if settings.developer_mode else "Internal server error"

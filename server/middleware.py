@@ -19,9 +19,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from engine import exceptions as exc
 from engine.translation import _
 from server.context import negotiate_language
-from server.errors import error_body
+from server.errors import edge_error_body
 
 SOCKETIO_PATH = "/socket.io"
+FILE_PATHS = ("/files/", "/private/files/")
 NO_STORE = (b"cache-control", b"no-store,no-cache,must-revalidate,max-age=0")
 VARY = (b"vary", b"Accept-Encoding")
 
@@ -66,17 +67,25 @@ class EdgeMiddleware:
             elif name == b"accept-language":
                 language = value
         request_id = request_id[:64] if request_id and request_id.isascii() else new_request_id()
+        # stored files set their own Cache-Control (ETag revalidation) and are sent as stored: gzip
+        # would drop their Content-Length and invalidate their strong ETag
+        file_path = path.startswith(FILE_PATHS)
+        gzip = gzip and not file_path
         extra = [(b"x-request-id", request_id), (b"x-frappe-request-id", request_id), NO_STORE]
         if not gzip:
             extra.append(VARY)  # GZipMiddleware adds it itself when it runs
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", ()), *extra]
+                headers = message.get("headers", ())
+                if file_path and any(name.lower() == b"cache-control" for name, _v in headers):
+                    message["headers"] = [*headers, *(h for h in extra if h is not NO_STORE)]
+                else:
+                    message["headers"] = [*headers, *extra]
             await send(message)
 
         if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await self._refuse(send_with_headers, language)
+            await self._refuse(send_with_headers, language, path)
             return
         inner = self.gzip if gzip else self.app
         if not has_body:
@@ -96,13 +105,13 @@ class EdgeMiddleware:
         try:
             await inner(scope, limited_receive, send_with_headers)
         except _TooLarge:
-            await self._refuse(send_with_headers, language)
+            await self._refuse(send_with_headers, language, path)
 
-    async def _refuse(self, send: Send, accept_language: bytes | None) -> None:
+    async def _refuse(self, send: Send, accept_language: bytes | None, path: str) -> None:
         # no request context exists yet: the language comes from Accept-Language alone
         lang = negotiate_language(accept_language.decode("latin-1") if accept_language else None, None)
         error = exc.FwError(_("Request body is larger than {0} bytes", self.max_bytes, lang=lang))
-        body = orjson.dumps(error_body(error, [], developer_mode=False) | {"exc_type": "RequestEntityTooLarge"})
+        body = orjson.dumps(edge_error_body(path, error, "RequestEntityTooLarge", lang=lang))
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

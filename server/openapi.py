@@ -40,6 +40,17 @@ What is generated:
   return annotation (`message` is absent when the function returns None). `login`, `logout` and
   `fw.auth.get_csrf_token` (served by the session routes) are added by hand. The `frappe.*`
   aliases of `fw.*` paths are accepted by the server but not listed.
+- **The v2 API** (`/api/v2`, server/routes/v2.py), from the same doctype schemas and signatures:
+  `/api/v2/document/{Doctype}` (list with `start`/`limit` and `has_next_page`; create),
+  `/api/v2/document/{Doctype}/{name}` (GET, PUT, PATCH, DELETE), `.../{name}/copy`,
+  `.../{name}/method/<m>` per whitelisted controller method (GET if the method allows it, POST;
+  the document afterwards in `docs`), `/api/v2/doctype/{Doctype}/count`, `/api/v2/method/<path>`
+  for every whitelisted function, `/api/v2/method/{Doctype}/<fn>` for those whitelisted in a
+  doctype's controller module, and `login`/`logout`/`fw.auth.get_csrf_token`. Results are in
+  `data`, msgprints in `messages`. v2 keeps null fields, so documents are `<Doctype>.v2`: the
+  response schema with every value nullable (a copy leaves nulls out and uses `<Doctype>`).
+  Errors are `Error.v2` (`errors: [{type, message, title, indicator, [field], [exception]}]`)
+  through the `<Name>.v2` responses.
 - **Errors.** One shared `Error` schema (`exc_type`, `exception`, `_server_messages` (a JSON string
   of a list of JSON strings), `errors` `[{type, message, field}]`, and the optional `exc`,
   `_error_message`, `message`), referenced by every operation for 400, 401, 403, 404, 409, 413,
@@ -71,6 +82,7 @@ from engine.documents.document import Document
 from engine.meta.fieldtypes import DEFAULT_LENGTH, INT_RANGE, LENGTH_TYPES, LONG_INT_RANGE
 from engine.meta.schema import Meta
 from server.responses import dumps
+from server.routes.v2 import doctype_modules
 
 if TYPE_CHECKING:
     from engine.site import Site
@@ -371,8 +383,9 @@ def _allows_none(annotation: Any) -> bool:
 
 # -- the document ----------------------------------------------------------------------------------
 
-def _error_refs() -> dict[str, Any]:
-    return {code: {"$ref": f"#/components/responses/{name}"} for code, (name, _d) in ERROR_RESPONSES.items()}
+def _error_refs(*, v2: bool = False) -> dict[str, Any]:
+    suffix = V2_SUFFIX if v2 else ""
+    return {code: {"$ref": f"#/components/responses/{name}{suffix}"} for code, (name, _d) in ERROR_RESPONSES.items()}
 
 
 def _json_content(schema: dict[str, Any]) -> dict[str, Any]:
@@ -389,7 +402,8 @@ def _envelope(key: str, schema: dict[str, Any], *, required: bool = True) -> dic
 
 def _operation(op_id: str, summary: str, tags: list[str], ok: dict[str, Any], *, status: str = "200",
                parameters: list[dict[str, Any]] | None = None, body: dict[str, Any] | None = None,
-               body_required: bool = False, guest: bool = False, description: str | None = None) -> dict[str, Any]:
+               body_required: bool = False, guest: bool = False, description: str | None = None,
+               v2: bool = False) -> dict[str, Any]:
     op: dict[str, Any] = {"operationId": op_id, "summary": summary, "tags": tags}
     if description:
         op["description"] = description
@@ -397,7 +411,7 @@ def _operation(op_id: str, summary: str, tags: list[str], ok: dict[str, Any], *,
         op["parameters"] = parameters
     if body is not None:
         op["requestBody"] = {"required": body_required, "content": _json_content(body)}
-    op["responses"] = {status: {"description": "Success", "content": _json_content(ok)}, **_error_refs()}
+    op["responses"] = {status: {"description": "Success", "content": _json_content(ok)}, **_error_refs(v2=v2)}
     if guest:
         op["security"] = [{}, *SECURITY]
     return op
@@ -429,19 +443,36 @@ def _list_parameters() -> list[dict[str, Any]]:
     ]
 
 
+def _document_methods(controller: type, submittable: bool) -> list[tuple[str, Any, whitelisted.Whitelisted]]:
+    """(name, function, whitelist entry) of a controller's whitelisted methods (`submit` and `cancel`
+    only on a submittable doctype)."""
+    out = []
+    for attr in sorted(dir(controller)):
+        if attr.startswith("_") or (attr in ("submit", "cancel") and not submittable):
+            continue
+        fn = inspect.getattr_static(controller, attr, None)
+        info = whitelisted.method_info(fn)
+        if info is not None:
+            out.append((attr, fn, info))
+    return out
+
+
+def _method_return(fn: Any, schemas: _Schemas, doc_schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+    """(schema of a document method's result, whether it is always present); a returned Document
+    is `doc_schema`."""
+    annotation = _hints(fn).get("return", Any)
+    if inspect.isclass(annotation) and issubclass(annotation, Document):
+        return doc_schema, True
+    return _return_schema(annotation, schemas)
+
+
 def _run_method_body(controller: type, schemas: _Schemas, submittable: bool,
                      doc_schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """(request body, schema of `data`) for `run_method` on a controller's whitelisted methods."""
     variants = []
     returns = []
-    for attr in sorted(dir(controller)):
-        if attr.startswith("_"):
-            continue
-        fn = inspect.getattr_static(controller, attr, None)
-        info = whitelisted.method_info(fn)
-        if info is None or "POST" not in info.methods:
-            continue
-        if attr in ("submit", "cancel") and not submittable:
+    for attr, fn, info in _document_methods(controller, submittable):
+        if "POST" not in info.methods:
             continue
         params, var_kw = _signature_params(fn, bound=True)
         props: dict[str, Any] = {"run_method": {"type": "string", "const": attr}}
@@ -452,11 +483,7 @@ def _run_method_body(controller: type, schemas: _Schemas, submittable: bool,
                 required.append(pname)
         variants.append({"type": "object", "title": attr, "properties": props, "required": required,
                          "additionalProperties": var_kw})
-        annotation = _hints(fn).get("return", Any)
-        if inspect.isclass(annotation) and issubclass(annotation, Document):
-            returns.append(doc_schema)
-        else:
-            returns.append(_return_schema(annotation, schemas)[0])
+        returns.append(_method_return(fn, schemas, doc_schema)[0])
     if not variants:
         return None
     body = variants[0] if len(variants) == 1 else {"oneOf": variants}
@@ -495,17 +522,28 @@ def _resource_paths(meta: Meta, site: Site, schemas: _Schemas) -> dict[str, Any]
     }
 
 
-def _method_path(info: whitelisted.Whitelisted, schemas: _Schemas, path: str) -> dict[str, Any]:
-    """The operations of `/api/method/<path>`, served by `info` (itself, or an app's override)."""
-    params, var_kw = _signature_params(info.fn)
+def _method_path(info: whitelisted.Whitelisted, schemas: _Schemas, path: str, *, v2: bool = False) -> dict[str, Any]:
+    """The operations of `/api/method/<path>` (or `/api/v2/method/<path>`), served by `info` (itself,
+    or an app's override)."""
     ret, always = _return_schema(_hints(info.fn).get("return", Any), schemas)
-    ok = _envelope("message", ret, required=always)
+    ok = _envelope_v2(ret, required=always) if v2 else _envelope("message", ret, required=always)
     doc = inspect.getdoc(info.fn)
     summary = doc.splitlines()[0] if doc else path
     tag = path.rsplit(".", 1)[0] if "." in path else "methods"
+    op_id = ("v2_method_" if v2 else "method_") + re.sub(r"[^A-Za-z0-9_]", "_", path)
+    return _call_operations(info.fn, sorted(info.methods), schemas, op_id=op_id, summary=summary, tags=[tag], ok=ok,
+                            guest=info.allow_guest, description=doc, v2=v2)
+
+
+def _call_operations(fn: Any, methods: list[str], schemas: _Schemas, *, op_id: str, summary: str, tags: list[str],
+                     ok: dict[str, Any], guest: bool, description: str | None, v2: bool,
+                     bound: bool = False) -> dict[str, Any]:
+    """One operation per HTTP method of a call: GET and DELETE take the arguments as query parameters
+    (left out when a required argument is an object or list), the others as a JSON body."""
+    params, var_kw = _signature_params(fn, bound=bound)
     item: dict[str, Any] = {}
-    for method in sorted(info.methods):
-        op_id = "method_" + re.sub(r"[^A-Za-z0-9_]", "_", path) + "_" + method.lower()
+    for method in methods:
+        method_op_id = f"{op_id}_{method.lower()}"
         if method in ("GET", "DELETE"):
             query = []
             for pname, annotation, req, default in params:
@@ -516,8 +554,8 @@ def _method_path(info: whitelisted.Whitelisted, schemas: _Schemas, path: str) ->
                 elif req:  # a required object or list argument: this method cannot be called this way
                     break
             else:
-                    item[method.lower()] = _operation(op_id, summary, [tag], ok, parameters=query,
-                                                  guest=info.allow_guest, description=doc)
+                item[method.lower()] = _operation(method_op_id, summary, tags, ok, parameters=query, guest=guest,
+                                                  description=description, v2=v2)
         else:
             props = {}
             required = []
@@ -528,8 +566,8 @@ def _method_path(info: whitelisted.Whitelisted, schemas: _Schemas, path: str) ->
             body: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": var_kw}
             if required:
                 body["required"] = required
-            item[method.lower()] = _operation(op_id, summary, [tag], ok, body=body, body_required=bool(required),
-                                              guest=info.allow_guest, description=doc)
+            item[method.lower()] = _operation(method_op_id, summary, tags, ok, body=body, body_required=bool(required),
+                                              guest=guest, description=description, v2=v2)
     return item
 
 
@@ -547,6 +585,194 @@ def _session_paths() -> dict[str, Any]:
         "/api/method/logout": {"get": logout, "post": {**logout, "operationId": "logout_post"}},
         "/api/method/fw.auth.get_csrf_token": {"get": _operation(
             "get_csrf_token", "The CSRF token of the cookie session", ["session"], _envelope("message", TEXT))},
+    }
+
+
+def _file_paths() -> dict[str, Any]:
+    """`upload_file` (multipart, served by server/routes/files.py) and the two file URLs."""
+    fields = {"is_private": {"type": "string", "enum": ["0", "1"]}, "folder": TEXT, "file_name": TEXT,
+              "file_url": {**TEXT, "description": "Instead of a file: link a /files/ or /private/files/ URL "
+                                                  "of an existing file, or an http(s) URL"},
+              "doctype": TEXT, "docname": TEXT,
+              "fieldname": {**TEXT, "description": "An Attach field of the document: set to the new file_url"}}
+    body = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, **fields}}
+    upload = _operation("upload_file", "Upload a file (or link an existing URL), optionally attached to a "
+                        "document", ["files"], _envelope("message", ref("File")),
+                        description="Also at fw.handler.upload_file and frappe.handler.upload_file. A file "
+                                    "over FW_MAX_FILE_SIZE is refused with 413.")
+    upload["requestBody"] = {"required": True, "content": {"multipart/form-data": {"schema": body}}}
+    binary = {"type": "string", "format": "binary"}
+    served: dict[str, Any] = {
+        "200": {"description": "The content (Content-Disposition: attachment for active types)",
+                "content": {"*/*": {"schema": binary}}},
+        "206": {"description": "One byte range (`Range: bytes=...`)", "content": {"*/*": {"schema": binary}}},
+        "304": {"description": "Not modified (`If-None-Match` holds the ETag)"},
+        "416": {"description": "The range is outside the file"},
+        **_error_refs()}
+    name = [{"name": "file_name", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}]
+    return {
+        "/api/method/upload_file": {"post": upload},
+        "/files/{file_name}": {"get": {"operationId": "get_public_file", "summary": "A public file (HEAD works too)",
+                                       "tags": ["files"], "parameters": name, "responses": served,
+                                       "security": [{}, *SECURITY]}},
+        "/private/files/{file_name}": {"get": {
+            "operationId": "get_private_file", "tags": ["files"], "parameters": name, "responses": served,
+            "summary": "A private file, for users who may read its File record (HEAD works too)"}},
+    }
+
+
+# -- the v2 API (server/routes/v2.py) -----------------------------------------------------------------
+
+V2_SUFFIX = ".v2"
+V2_MESSAGES: dict[str, Any] = {"type": "array", "items": {"type": "object"},
+                               "description": "msgprints of the request (message, title, indicator, ...)"}
+
+
+def _envelope_v2(schema: dict[str, Any], *, required: bool = True, **extra: dict[str, Any]) -> dict[str, Any]:
+    """`{"data": ..., [extra keys, all present], "messages": [...]}`; `data` is absent when a function
+    returns None (`required` off)."""
+    out: dict[str, Any] = {"type": "object", "properties": {"data": schema, **extra, "messages": V2_MESSAGES}}
+    keys = (["data"] if required else []) + list(extra)
+    if keys:
+        out["required"] = keys
+    return out
+
+
+def _or_null(schema: dict[str, Any]) -> dict[str, Any]:
+    kind = schema.get("type")
+    if isinstance(kind, list) and "null" in kind:
+        return schema  # already nullable (a Select)
+    return _nullable(schema)
+
+
+def nulls_kept(read: dict[str, Any]) -> dict[str, Any]:
+    """A document's v2 shape from its response schema: v2 keeps null fields (Frappe's `as_dict()`), so
+    every value may be null; child rows take their own `.v2` shape."""
+    props: dict[str, Any] = {}
+    for key, schema in read["properties"].items():
+        items = schema.get("items", {})
+        if key == "doctype":
+            props[key] = schema
+        elif schema.get("type") == "array" and "$ref" in items:
+            props[key] = {**schema, "items": {"$ref": items["$ref"] + V2_SUFFIX}}
+        else:
+            props[key] = _or_null(schema)
+    return {**read, "title": f"{read['title']} (v2)", "properties": props}
+
+
+def _v2_list_parameters() -> list[dict[str, Any]]:
+    v1 = {p["name"]: p for p in _list_parameters()}
+    integer = {"type": "integer", "minimum": 0}
+    return [*(v1[k] for k in ("fields", "filters", "or_filters", "order_by", "group_by")),
+            {"name": "start", "in": "query", "schema": integer, "description": "Rows to skip (default 0)"},
+            {"name": "limit", "in": "query", "schema": integer,
+             "description": "Page length (default 20, capped; 0 = up to the cap)"},
+            v1["as_dict"]]
+
+
+def _v2_document_paths(meta: Meta, site: Site, schemas: _Schemas) -> dict[str, Any]:
+    doctype = meta.name
+    comp = component_name(doctype)
+    full = ref(comp + V2_SUFFIX)
+    tags = [f"{doctype} (v2)"]
+    base = f"/api/v2/document/{doctype}"
+    name_param = {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
+    row = {"anyOf": [full, {"type": "array", "description": "with as_dict=0"}]}
+
+    def op(op_id: str, summary: str, ok: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        return _operation(f"v2_{op_id}_{comp}", summary, tags, ok, v2=True, **kwargs)
+
+    update = {"body": ref(f"{comp}.update"), "body_required": True}
+    paths: dict[str, Any] = {
+        base: {
+            "get": op("list", f"List {doctype}", _envelope_v2(
+                {"type": "array", "items": row}, has_next_page={"type": "boolean"}), parameters=_v2_list_parameters()),
+            "post": op("create", f"Create a {doctype}", _envelope_v2(full), body=ref(f"{comp}.create"),
+                       body_required=True),
+        },
+        f"{base}/{{name}}": {
+            "parameters": [name_param],
+            "get": op("get", f"Read a {doctype}", _envelope_v2(full)),
+            "put": op("update", f"Update a {doctype}", _envelope_v2(full), **update),
+            "patch": op("patch", f"Update a {doctype} (as PUT)", _envelope_v2(full), **update),
+            "delete": op("delete", f"Delete a {doctype}", _envelope_v2({"type": "string", "const": "ok"}),
+                         status="202"),
+        },
+        f"{base}/{{name}}/copy": {
+            "parameters": [name_param],
+            "get": op("copy", f"A copy of a {doctype} to post as a new one (nulls left out)", _envelope_v2(ref(comp))),
+        },
+        f"/api/v2/doctype/{doctype}/count": {
+            "get": op("count", f"Count the {doctype} records the caller may read", _envelope_v2({"type": "integer"}),
+                      parameters=_v2_list_parameters()[1:3]),
+        },
+    }
+    for attr, fn, info in _document_methods(site.apps.controller(doctype), meta.is_submittable):
+        ret, always = _method_return(fn, schemas, full)
+        ok = _envelope_v2(ret, required=always, docs={"type": "array", "items": full, "minItems": 1, "maxItems": 1})
+        methods = [m for m in ("GET", "POST") if m in info.methods]
+        item = _call_operations(fn, methods, schemas, op_id=f"v2_method_{comp}_{attr}",
+                                summary=f"Run {attr} on a {doctype} (GET needs read, POST write)", tags=tags, ok=ok,
+                                guest=False, description=inspect.getdoc(fn), v2=True, bound=True)
+        if item:
+            paths[f"{base}/{{name}}/method/{attr}"] = {"parameters": [name_param], **item}
+    return paths
+
+
+def _v2_method_paths(site: Site, schemas: _Schemas) -> dict[str, Any]:
+    """`/api/v2/method/<path>` for every whitelisted path, and `/api/v2/method/<doctype>/<fn>` for the
+    functions whitelisted in a doctype's controller module."""
+    overrides = site.apps.override_whitelisted_methods
+    served = {}
+    for path in sorted(set(whitelisted.registered()) | set(overrides)):
+        info = whitelisted.lookup(overrides.get(path, path))
+        if info is not None:
+            served[path] = info
+    paths = {f"/api/v2/method/{path}": _method_path(info, schemas, path, v2=True) for path, info in served.items()}
+    for doctype in site.meta.names():
+        for module in doctype_modules(site, doctype):
+            for path, info in served.items():
+                owner, _dot, fn_name = path.rpartition(".")
+                if owner == module and fn_name.isidentifier():
+                    item = _method_path(info, schemas, path, v2=True)
+                    for operation in item.values():
+                        operation["operationId"] = operation["operationId"].replace(
+                            "v2_method_", f"v2_method_{component_name(doctype)}_", 1)
+                    paths[f"/api/v2/method/{doctype}/{fn_name}"] = item
+    return paths
+
+
+def _v2_session_paths() -> dict[str, Any]:
+    v1 = _session_paths()
+    login = v1["/api/method/login"]["post"]
+    logout = _operation("v2_logout_get", "Log out (end the cookie session)", ["session"], {"type": "object"},
+                        guest=True, v2=True)
+    return {
+        "/api/v2/method/login": {"post": _operation(
+            "v2_login", login["summary"] + " (answers as v1)", ["session"],
+            login["responses"]["200"]["content"]["application/json"]["schema"],
+            body=login["requestBody"]["content"]["application/json"]["schema"], body_required=True, guest=True,
+            v2=True)},
+        "/api/v2/method/logout": {"get": logout, "post": {**logout, "operationId": "v2_logout_post"}},
+        "/api/v2/method/fw.auth.get_csrf_token": {"get": _operation(
+            "v2_get_csrf_token", "The CSRF token of the cookie session", ["session"], _envelope_v2(TEXT), v2=True)},
+    }
+
+
+def _error_schema_v2() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "properties": {
+            "errors": {"type": "array", "minItems": 1, "items": {
+                "type": "object",
+                "properties": {"type": {"type": "string", "description": "Exception class, e.g. ValidationError"},
+                               "message": TEXT, "title": TEXT, "indicator": TEXT,
+                               "field": {"type": "string", "description": "The field at fault, where known"},
+                               "exception": {"type": "string", "description": "Traceback (developer mode only)"}},
+                "required": ["type", "message", "title", "indicator"]}},
+            "messages": V2_MESSAGES,
+        },
+        "required": ["errors"],
     }
 
 
@@ -578,29 +804,43 @@ def build_openapi(site: Site) -> dict[str, Any]:
     metas = [site.meta.get(name) for name in site.meta.names()]
     for meta in metas:
         components.update(doctype_schemas(meta))
+        name = component_name(meta.name)
+        components[name + V2_SUFFIX] = nulls_kept(components[name])
     for meta in metas:
         if not meta.istable and not meta.issingle:
             paths.update(_resource_paths(meta, site, schemas))
     paths.update(_session_paths())
+    paths.update(_file_paths())
     registered = whitelisted.registered()
     overrides = site.apps.override_whitelisted_methods
     for path in sorted(set(registered) | set(overrides)):
         info = whitelisted.lookup(overrides.get(path, path))  # what the server calls for this path
         if info is not None:
             paths[f"/api/method/{path}"] = _method_path(info, schemas, path)
+    for meta in metas:
+        if not meta.istable and not meta.issingle:
+            paths.update(_v2_document_paths(meta, site, schemas))
+    paths.update(_v2_session_paths())
+    paths.update(_v2_method_paths(site, schemas))
     components["Error"] = _error_schema()
+    components["Error" + V2_SUFFIX] = _error_schema_v2()
     return {
         "openapi": OPENAPI_VERSION,
         "info": {"title": f"fw site {site.name}", "version": "1",
-                 "description": "Frappe-compatible REST API (resource and method APIs). Also served under "
-                                "/api/v1; `frappe.*` method paths are aliases of `fw.*`."},
+                 "description": "Frappe-compatible REST API: the v1 resource and method APIs (also served under "
+                                "/api/v1) and the v2 API under /api/v2; `frappe.*` method paths are aliases of "
+                                "`fw.*`."},
         "servers": [{"url": "/"}],
         "security": SECURITY,
         "paths": paths,
         "components": {
             "schemas": dict(sorted(components.items())),
-            "responses": {name: {"description": text, "content": _json_content(ref("Error"))}
-                          for _code, (name, text) in ERROR_RESPONSES.items()},
+            "responses": {
+                **{name: {"description": text, "content": _json_content(ref("Error"))}
+                   for _code, (name, text) in ERROR_RESPONSES.items()},
+                **{name + V2_SUFFIX: {"description": text, "content": _json_content(ref("Error" + V2_SUFFIX))}
+                   for _code, (name, text) in ERROR_RESPONSES.items()},
+            },
             "securitySchemes": {
                 "token": {"type": "apiKey", "in": "header", "name": "Authorization",
                           "description": "`token <api_key>:<api_secret>`"},

@@ -3,15 +3,22 @@ does), and makes every process re-read workflows after commit."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
+
 from engine import exceptions as exc
 from engine.documents import store
 from engine.documents.document import Document
 from engine.documents.factory import new_doc
 from engine.translation import _
 
+if TYPE_CHECKING:
+    from engine.site import Site
+
 
 class Workflow(Document):
     async def validate(self) -> None:
+        self.flags["previous_document_type"] = self.stored_value("document_type")
         if not self.ctx.site.meta.exists(self.document_type or ""):
             raise exc.LinkValidationError(_("DocType {0} not found", self.document_type), field="document_type")
         if not self.states:
@@ -39,7 +46,22 @@ class Workflow(Document):
                 await new_doc(self.ctx, doctype, {field: name}).insert(ignore_permissions=True)
 
     async def on_update(self) -> None:
-        self.ctx.after_commit(self.ctx.site.meta.bump)
+        # the doctype it was on before this save (the stored record is replaced by the write)
+        previous = self.flags.get("previous_document_type")
+        self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.document_type, previous))
 
     async def after_delete(self) -> None:
-        self.ctx.after_commit(self.ctx.site.meta.bump)
+        self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.document_type))
+
+
+def _apply_after_commit(site: Site, *doctypes: str | None) -> Callable[[], Awaitable[None]]:
+    """Re-read workflows in every process, and rewrite the DocType records (and indexes) of the
+    doctypes whose meta gains or loses the workflow's state field, as a Custom Field change does."""
+    async def apply() -> None:
+        from engine.migrate import sync_doctype
+
+        await site.meta.bump()
+        for doctype in dict.fromkeys(d for d in doctypes if d and site.meta.exists(d)):
+            await sync_doctype(site, doctype)
+
+    return apply

@@ -423,6 +423,9 @@ async def delete(doc: Document, opts: SaveOptions = SaveOptions()) -> None:
         if not await store.delete(ctx, doc.meta, doc.name):
             raise exc.DoesNotExistError(_("{0} {1} not found", _(doc.doctype), doc.name))
         await run_hook(doc, "after_delete")
+        from engine.files.attachments import delete_attached  # its attached Files go too (Frappe's delete_doc)
+
+        await delete_attached(ctx, doc)
         from engine.realtime import notify_change
 
         notify_change(ctx, doc, deleted=True)

@@ -211,6 +211,8 @@ class Meta:
         if custom_fields:
             fields = _insert_custom_fields(fields, custom_fields)
         self.fields: list[DocFieldSchema] = fields
+        # merged from the site (Custom Fields, a workflow's state field), not the app's JSON
+        self.custom_fieldnames: frozenset[str] = frozenset(f.fieldname for f in custom_fields or ())
         self.by_name: dict[str, DocFieldSchema] = {f.fieldname: f for f in fields if f.fieldname}
         self.value_fields = [f for f in fields if f.has_value]
         self.table_fields = [f for f in fields if f.is_table]
@@ -228,6 +230,8 @@ class Meta:
         self.permlevels = frozenset(f.permlevel for f in fields if f.fieldname) | {0}
         # the list queries parsed against this meta (engine/query/listing.py); a reload starts afresh
         self.query_plans: dict[Any, Any] = {}
+        # the DocType record and Desk bundle built from this meta (engine/meta/record.py, bundle.py)
+        self.bundle_cache: dict[Any, Any] = {}
         # what `Document.as_dict` writes, in order: standard fields, then values and tables, never passwords
         self.serial_keys: tuple[str, ...] = tuple(self.standard) + tuple(
             f.fieldname for f in fields if f.fieldname and (f.has_value or f.is_table) and f.fieldtype != "Password")

@@ -1,5 +1,5 @@
 """Built-in whitelisted functions, registered under Frappe's paths with `fw.`."""
 
-from engine.methods import client, desk, jobs, user
+from engine.methods import client, desk, form_load, jobs, user
 
-__all__ = ["client", "desk", "jobs", "user"]
+__all__ = ["client", "desk", "form_load", "jobs", "user"]

@@ -1,5 +1,6 @@
 """Who may do what: DocPerm rights by role, `if_owner`, `has_permission` hooks, row conditions
-and field permlevels. One component feeds single reads, lists, counts, reports and writes.
+and field permlevels, plus the core doctypes' own row rules (`core_rules`: File). One component
+feeds single reads, lists, counts, reports and writes.
 
 `has_permission` hooks can only deny: a hook must return a truthy value to let the check pass
 (Frappe v16's stricter rule; a hook that forgets to return denies, which shows up at once).
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from engine import exceptions as exc
 from engine.hooks import call_with_supported
 from engine.meta import fieldtypes
+from engine.permissions import core_rules
 from engine.permissions.roles import Grant, rights_for
 from engine.translation import _
 
@@ -62,7 +64,8 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: D
             verdict = await verdict
         if not verdict:
             return False
-    return True
+    rule = core_rules.rule_for(doctype)
+    return rule is None or bool(await rule.has_permission(ctx, doc, ptype))
 
 
 async def _meets_row_conditions(ctx: Context, meta: Meta, name: str) -> bool:

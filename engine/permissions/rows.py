@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
 from engine.hooks import call_with_supported
+from engine.permissions import core_rules
 from engine.query.ast import And, Cond, Node, Op
 from engine.query.parse import parse_filters
 
@@ -37,6 +38,9 @@ async def build_row_filter(ctx: Context, meta: Meta, *, owner_only: bool) -> Nod
         node = parse_filters(meta, result, child_meta=ctx.meta)
         if node is not None:
             parts.append(node)
+    rule = core_rules.rule_for(meta.name)  # a core doctype's own rule (File), already a filter AST
+    if rule is not None and (node := await rule.query_conditions(ctx, meta)) is not None:
+        parts.append(node)
     if not parts:
         return None
     return parts[0] if len(parts) == 1 else And(tuple(parts))

@@ -24,8 +24,17 @@ async def run(request: Request, call: Callable[[Context], Awaitable[Any]], *,
     return ctx, result
 
 
+# keys a function's `ctx.response` cannot set: the envelope's own and those that mark an error body
+RESERVED_KEYS = frozenset({"message", "data", "_server_messages", "exc", "exc_type", "exception", "errors",
+                           "_error_message"})
+
+
 def envelope(ctx: Context, key: str, value: Any, *, status: int = 200, include: bool = True) -> Response:
+    """Frappe's body: `{key: value}` (left out when not `include`d), the top-level keys the call put
+    in `ctx.response` (never one of RESERVED_KEYS), and `_server_messages`."""
     body: dict[str, Any] = {key: value} if include else {}
+    if ctx.response:  # the common case is empty: one truth test
+        body.update((k, v) for k, v in ctx.response.items() if k not in RESERVED_KEYS)
     if ctx.messages:
         body["_server_messages"] = server_messages(ctx.messages)
     return json_response(body, status)

@@ -26,6 +26,7 @@ from engine.documents.document import Document
 from engine.methods import client
 from engine.translation import _
 from server.params import form_dict
+from server.routes import files
 from server.routes import session as session_routes
 from server.routes.common import envelope, run
 
@@ -107,6 +108,8 @@ async def call_method(request: Request) -> Response:
     path = str(request.path_params["method"]).split("/")[0]
     if path in session_routes.HANDLERS:
         return await session_routes.HANDLERS[path](request)
+    if files.is_upload_path(path, frappe_aliases=request.app.state.settings.frappe_aliases):
+        return await files.upload_file(request)  # multipart: parsed by its own route, not form_dict
     args = await form_dict(request)
 
     async def call(ctx: Context) -> Any:

@@ -82,21 +82,32 @@ async def delete_doc(request: Request) -> Response:
     return envelope(ctx, "data", "ok", status=202)
 
 
+async def call_doc_method(ctx: Context, http_method: str, doctype: str, name: str, method_name: str,
+                          args: dict[str, Any]) -> tuple[Document, Any]:
+    """Run a whitelisted method of a stored document's controller (shared by v1 `run_method` and v2
+    `/document/<dt>/<name>/method/<method>`). A GET needs the read right, anything else write; the
+    method must be whitelisted and allow `http_method`. Returns the document as it stands after the
+    call, and the method's result."""
+    ptype = "read" if http_method == "GET" else "write"
+    doc = await client.load_for(ctx, doctype, name, ptype)
+    method = getattr(type(doc), method_name, None) if method_name and not method_name.startswith("_") else None
+    info = whitelisted.method_info(method)
+    if method is None or info is None:
+        raise exc.PermissionError(_("Method {0} is not whitelisted on {1}", method_name[:80], _(doc.doctype)))
+    if http_method not in info.methods:
+        raise exc.PermissionError(_("Method {0} does not allow {1}", method_name, http_method))
+    return doc, await call_with_arguments(ctx, info, args, bound=doc)
+
+
 async def run_doc_method(request: Request) -> Response:
     """POST (or GET) with `run_method`: a whitelisted method of the document's controller."""
     args = dict(await form_dict(request))
     method_name = str(args.pop("run_method", ""))
 
     async def call(ctx: Context) -> Any:
-        ptype = "read" if request.method == "GET" else "write"
-        doc = await client.load_for(ctx, _doctype(request), request.path_params["name"], ptype)
-        method = getattr(type(doc), method_name, None) if method_name and not method_name.startswith("_") else None
-        info = whitelisted.method_info(method)
-        if method is None or info is None:
-            raise exc.PermissionError(_("Method {0} is not whitelisted on {1}", method_name[:80], _(doc.doctype)))
-        if request.method not in info.methods:
-            raise exc.PermissionError(_("Method {0} does not allow {1}", method_name, request.method))
-        return await call_with_arguments(ctx, info, args, bound=doc)
+        _doc, result = await call_doc_method(ctx, request.method, _doctype(request), request.path_params["name"],
+                                             method_name, args)
+        return result
 
     ctx, result = await run(request, call)
     if isinstance(result, Document):

@@ -6,6 +6,8 @@ Node.js is required: without it this test fails (it does not skip)."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import os
 import shutil
@@ -177,6 +179,34 @@ def test_frappe_js_sdk(fw_servers: FwServerFactory) -> None:
     error("token.getDocList.badField", 417, "DataError")
     error("token.call.notWhitelisted", 403, "PermissionError")
 
+    # -- files: uploadFile, then the content over /private/files and /files ------------------------
+    session_file = value("session.uploadFile")["message"]
+    assert (session_file["file_url"], session_file["is_private"], session_file["owner"]) == (
+        "/private/files/session.txt", 1, "Administrator")
+    assert value("session.private.read") == "session bytes"
+    uploaded = value("files.uploadFile.private")["message"]
+    logo = bytes.fromhex("89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489")
+    assert {k: uploaded[k] for k in ("doctype", "file_name", "file_url", "is_private", "file_size", "content_type",
+                                     "attached_to_doctype", "attached_to_name", "attached_to_field")} == {
+        "doctype": "File", "file_name": "logo.png", "file_url": "/private/files/logo.png", "is_private": 1,
+        "file_size": len(logo), "content_type": "image/png", "attached_to_doctype": CUSTOMER,
+        "attached_to_name": "SDK Files", "attached_to_field": "logo"}
+    assert value("files.getDoc.afterUpload")["logo"] == "/private/files/logo.png"  # the field was set
+    read = value("files.private.read")
+    assert read["status"] == 200 and base64.b64decode(read["base64"]) == logo
+    assert read["headers"] == {
+        "content-type": "image/png", "content-length": str(len(logo)),
+        "etag": f'"{hashlib.sha256(logo).hexdigest()}"', "cache-control": "private, no-cache",
+        "x-content-type-options": "nosniff", "content-disposition": read["headers"]["content-disposition"]}
+    assert read["headers"]["content-disposition"].startswith('inline; filename="logo.png"')
+    assert value("files.private.guest") == 403
+    public = value("files.uploadFile.public")["message"]
+    assert (public["file_url"], public["is_private"]) == ("/files/hello sdk.txt", 0)
+    assert value("files.public.read") == {
+        "status": 200, "text": "hello from the sdk", "nosniff": "nosniff",
+        "etag": f'"{hashlib.sha256(b"hello from the sdk").hexdigest()}"'}
+    error("files.uploadFile.notAttachField", 417, "ValidationError")
+
     # -- what the SDK sent ---------------------------------------------------------------------------
     sent = {}
     for req in summary["requests"]:
@@ -197,6 +227,10 @@ def test_frappe_js_sdk(fw_servers: FwServerFactory) -> None:
     assert "order_by=&" in sent["SDKT.getDocList.noOrder"][0]["url"]
     assert sent["token.getSingleValue"][0]["url"] == \
         "/api/method/frappe.client.get_single_value?doctype=Test+Settings&field=max_items"
+    upload_req = sent["files.uploadFile.private"][0]
+    assert (upload_req["method"], upload_req["url"], upload_req["auth"]) == ("POST", "/api/method/upload_file", "token")
+    assert str(upload_req["content_type"]).startswith("multipart/form-data")
+    assert sent["session.uploadFile"][0]["auth"] == "cookie"
     assert sent["session.forgetPassword"][0]["body"] == {
         "cmd": "frappe.core.doctype.user.user.reset_password", "user": "nobody@example.com"}
     assert all(req["status"] == 200 for label in ("SDKS.createDoc.alpha", "SDKT.updateDoc")

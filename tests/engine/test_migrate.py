@@ -19,6 +19,7 @@ from engine.core.user import PASSWORD_KEY
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.hooks import AppRegistry
+from engine.meta.record import doctype_record, record_hash
 from engine.meta.registry import STATE_COLLECTION
 from engine.migrate import MigrateReport, desired_indexes, migrate, migrate_lock, sync_doctype, sync_schema
 from engine.query.listing import count, get_list
@@ -193,8 +194,8 @@ async def test_doctype_records_are_written_once(migrated: tuple[Site, MigrateRep
     assert set(records) == set(registry.doctypes)
     assert sorted(report.doctypes_synced) == sorted(registry.doctypes)
     note = records["Test Note"]
-    assert note["definition"]["name"] == "Test Note"
-    assert [f["fieldname"] for f in note["definition"]["fields"]][:2] == ["title", "body"]
+    assert "definition" not in note  # one source of truth: the record itself is in Frappe's shape
+    assert [f["fieldname"] for f in note["fields"]][:2] == ["title", "body"]
     assert note["module"] == "FW Test"
     assert records["Test Order"]["is_submittable"] == 1
     assert records["Test Order Item"]["istable"] == 1
@@ -213,6 +214,65 @@ async def test_doctype_records_are_written_once(migrated: tuple[Site, MigrateRep
     await coll.insert_one({"_id": "Gone Doctype", "json_hash": "x", "custom": 0})
     await sync_schema(fresh_site, force=True)
     assert await coll.find_one({"_id": "Gone Doctype"}) is None
+
+
+async def test_doctype_record_has_frappes_shape(migrated: tuple[Site, MigrateReport]) -> None:
+    fresh_site, _ = migrated
+    record = await fresh_site.db.collection("doctype").find_one({"_id": "Test Order"})
+    assert record is not None
+    assert record["is_submittable"] == 1 and record["sort_order"] in ("ASC", "DESC")
+    rows = {row["fieldname"]: row for row in record["fields"]}
+    items = rows["items"]
+    assert items["fieldtype"] == "Table" and items["options"] == "Test Order Item"
+    assert (items["parent"], items["parentfield"], items["parenttype"]) == ("Test Order", "fields", "DocType")
+    assert [row["idx"] for row in record["fields"]] == list(range(1, len(record["fields"]) + 1))
+    assert len({row["name"] for row in record["fields"]}) == len(record["fields"])
+    assert rows["amended_from"]["read_only"] == 1 and rows["amended_from"]["is_custom_field"] == 0  # implicit
+    assert all(row["reqd"] in (0, 1) and isinstance(row["permlevel"], int) for row in record["fields"])
+    perms = record["permissions"]
+    assert perms and perms[0]["parentfield"] == "permissions" and perms[0]["parenttype"] == "DocType"
+    assert {perms[0]["read"], perms[0]["import"]} <= {0, 1}
+    assert "doctype" not in items  # stored as the engine stores child rows
+
+    # read back through the engine it is exactly what the builder makes: every stored key is declared
+    ctx = fresh_site.context("Administrator")
+    doc = (await get_doc(ctx, "DocType", "Test Order")).as_dict(no_nulls=True)
+    for key in ("owner", "creation", "modified", "modified_by", "json_hash"):
+        assert doc.pop(key)
+    assert doc == doctype_record(fresh_site.meta.get("Test Order"))
+    assert doc["fields"][0]["doctype"] == "DocField" and doc["permissions"][0]["doctype"] == "DocPerm"
+
+    # row names are stable: a rebuild (a new Meta) names every row the same
+    await fresh_site.meta.reload()
+    again = doctype_record(fresh_site.meta.get("Test Order"))
+    assert [r["name"] for r in again["fields"]] == [r["name"] for r in record["fields"]]
+
+
+async def test_fixture_custom_field_is_in_the_doctype_record_after_migrate(
+        migrated: tuple[Site, MigrateReport]) -> None:
+    fresh_site, _ = migrated
+    record = await fresh_site.db.collection("doctype").find_one({"_id": "Employee"})
+    assert record is not None
+    names = [row["fieldname"] for row in record["fields"]]
+    shift = record["fields"][names.index("shift")]  # workforce_scoring's fixture Custom Field
+    assert names.index("shift") == names.index("branch") + 1
+    assert shift["is_custom_field"] == 1 and shift["parent"] == "Employee"
+    assert record["json_hash"] == record_hash(fresh_site.meta.get("Employee"))
+
+
+async def test_an_old_record_is_replaced_whole(migrated: tuple[Site, MigrateReport]) -> None:
+    fresh_site, _ = migrated
+    coll = fresh_site.db.collection("doctype")
+    before = await coll.find_one({"_id": "Test Note"})
+    assert before is not None
+    # a record of the previous format: definition kept aside, empty tables, another hash
+    await coll.update_one({"_id": "Test Note"}, {"$set": {"json_hash": "old", "definition": {"x": 1},
+                                                         "fields": [], "permissions": []}})
+    report = await sync_schema(fresh_site, force=True)
+    assert report.doctypes_synced == ["Test Note"]
+    after = await coll.find_one({"_id": "Test Note"})
+    assert after is not None and "definition" not in after
+    assert after["fields"] == before["fields"] and after["creation"] == before["creation"]
 
 
 async def test_schema_hash_is_stored(migrated: tuple[Site, MigrateReport]) -> None:
@@ -374,7 +434,7 @@ async def test_custom_field_updates_the_doctype_record(cf_ctx: Context) -> None:
     async def fieldnames() -> list[str]:
         record = await records.find_one({"_id": "Test Customer"})
         assert record is not None
-        return [f["fieldname"] for f in record["definition"]["fields"]]
+        return [f["fieldname"] for f in record["fields"]]
 
     assert "nickname" not in await fieldnames()
     cf = await add_nickname(cf_ctx)

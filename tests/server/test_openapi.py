@@ -53,6 +53,8 @@ from tests.server.conftest import ApiUser
 
 CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance, response_schema_conformance]
 EXAMPLES = int(os.environ.get("FW_FUZZ_EXAMPLES", "60"))
+# the v2 routes run the same engine calls as v1's (fuzzed at EXAMPLES): fewer examples there keep the run short
+V2_EXAMPLES = max(EXAMPLES // 6, 5)
 RANDOM = os.environ.get("FW_FUZZ_RANDOM") == "1"
 DOCTYPES = ["Test Note", "Test Customer", "Test Order", "Test Category"]
 
@@ -205,19 +207,22 @@ def _pick_doctype(case: Any, doctype: str | None) -> Any:
     return case
 
 
-def fuzz(schema: Any, base_url: str, headers: dict[str, str], plan: list[tuple[str, str, dict[str, Any]]],
-         examples: int) -> FuzzReport:
-    """Run in a worker thread: each (method, path, fixed path parameters) in both generation modes."""
+# (method, path, fixed path parameters[, examples: when not the run's default])
+Plan = list[tuple[str, str, dict[str, Any]] | tuple[str, str, dict[str, Any], int]]
+
+
+def fuzz(schema: Any, base_url: str, headers: dict[str, str], plan: Plan, examples: int) -> FuzzReport:
+    """Run in a worker thread: each planned operation in both generation modes."""
     report = FuzzReport()
     with requests.Session() as session:
-        for method, path, path_parameters in plan:
+        for method, path, path_parameters, *own in plan:
             for mode in _modes(schema.raw_schema["paths"][path][method.lower()]):
                 label = f"{method} {path} {path_parameters or ''} [{mode.value}]"
                 strategy = st.tuples(
                     schema[path][method].as_strategy(generation_mode=mode, path_parameters=path_parameters or None),
                     st.sampled_from([*DOCTYPES, None]))
                 try:
-                    _run_operation(strategy, session, base_url, headers, examples, report, label)
+                    _run_operation(strategy, session, base_url, headers, own[0] if own else examples, report, label)
                 except Unsatisfiable:  # nothing to negate
                     report.skipped.append(label)
                 except (Exception, BaseExceptionGroup) as e:  # collect every failure, then fail with all
@@ -265,7 +270,7 @@ async def _seed(client: httpx.AsyncClient, admin: ApiUser) -> dict[str, str]:
     return names
 
 
-def _plan(names: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
+def _plan(names: dict[str, str]) -> Plan:
     plan: list[tuple[str, str, dict[str, Any]]] = []
     for doctype in ("Test Note", "Test Customer", "Test Order"):
         plan += [("GET", f"/api/resource/{doctype}", {}), ("POST", f"/api/resource/{doctype}", {})]
@@ -286,9 +291,33 @@ def _plan(names: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
                          ("POST", "fwtest.http_methods.echo"), ("GET", "fwtest.http_methods.pick"),
                          ("GET", "fwtest.http_methods.nothing"), ("POST", "fwtest.http_methods.refuse")):
         plan.append((method, f"/api/method/{path}", {}))
+    v2 = _v2_plan(names)
+    deletes = []
     for doctype in ("Test Note", "Test Customer"):  # deletes last: they empty what the others read
-        plan += [("DELETE", f"/api/resource/{doctype}/{{name}}", {}),
-                 ("DELETE", f"/api/resource/{doctype}/{{name}}", {"name": names[doctype]})]
+        deletes += [("DELETE", f"/api/resource/{doctype}/{{name}}", {}),
+                    ("DELETE", f"/api/resource/{doctype}/{{name}}", {"name": names[doctype]})]
+    return [*plan, *((*op, V2_EXAMPLES) for op in v2), *deletes]
+
+
+def _v2_plan(names: dict[str, str]) -> list[tuple[str, str, dict[str, Any]]]:
+    """The v2 routes: each shape once (paging, PATCH, copy, count, document and plain methods, errors)."""
+    note, order = "/api/v2/document/Test Note", "/api/v2/document/Test Order"
+    named_note, named_order = {"name": names["Test Note"]}, {"name": names["Test Order"]}
+    plan: list[tuple[str, str, dict[str, Any]]] = [
+        ("GET", note, {}), ("POST", note, {}), ("GET", "/api/v2/document/Test Customer", {}),
+        ("GET", f"{order}/{{name}}", named_order), ("GET", f"{note}/{{name}}", {}),
+        ("PATCH", f"{note}/{{name}}", named_note), ("PUT", "/api/v2/document/Test Customer/{name}",
+                                                    {"name": names["Test Customer"]}),
+        ("GET", f"{order}/{{name}}/copy", named_order), ("GET", f"{note}/{{name}}/copy", {}),
+        ("GET", "/api/v2/doctype/Test Note/count", {}),
+        ("GET", f"{note}/{{name}}/method/describe", named_note), ("POST", f"{note}/{{name}}/method/bump", named_note),
+        ("POST", f"{order}/{{name}}/method/submit", named_order),
+    ]
+    for method, path in (("GET", "fw.client.get_list"), ("GET", "ping"), ("POST", "fwtest.http_methods.add"),
+                         ("GET", "fwtest.http_methods.nothing"), ("POST", "fwtest.http_methods.refuse")):
+        plan.append((method, f"/api/v2/method/{path}", {}))
+    plan += [("DELETE", "/api/v2/document/Test Category/{name}", {}),
+             ("DELETE", "/api/v2/document/Test Category/{name}", {"name": names["Test Category"]})]
     return plan
 
 

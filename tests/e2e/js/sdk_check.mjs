@@ -209,6 +209,14 @@ await ok('session.login', () => sessionAuth.loginWithUsernamePassword({ username
 summary.results['session.cookies'] = { ok: true, value: [...jar.keys()].sort() };
 await ok('session.getLoggedInUser', () => sessionAuth.getLoggedInUser());
 await exercise(sessionApp, `${prefix}S`);
+// an upload over the cookie session
+const sessionUpload = await ok('session.uploadFile', async () => (await sessionApp.file().uploadFile(
+  new File([Buffer.from('session bytes')], 'session.txt', { type: 'text/plain' }), { isPrivate: true },
+)).data);
+if (sessionUpload) {
+  await ok('session.private.read', async () => Buffer.from((await sessionApp.axios.get(
+    encodeURI(sessionUpload.message.file_url), { responseType: 'arraybuffer' })).data).toString());
+}
 // POST / {"cmd": "frappe.core.doctype.user.user.reset_password", "user": ...}: fw has no password
 // reset by mail; the answer must be an honest error, not a silent 200
 await probe('session.forgetPassword', () => sessionAuth.forgetPassword('nobody@example.com'));
@@ -254,6 +262,45 @@ await fails('token.createDoc.duplicate', () => db.createDoc(CUSTOMER, { customer
 await fails('token.getDoc.missing', () => db.getDoc(CUSTOMER, `${prefix} Does Not Exist`));
 await fails('token.getDocList.badField', () => db.getDocList(CUSTOMER, { fields: ['no_such_field'] }));
 await fails('token.call.notWhitelisted', () => tokenApp.call().get('os.system', { command: 'true' }));
+
+// ---- files: file.uploadFile (multipart to /api/method/upload_file), read back over /files and /private/files
+// (an Attach Image field is added to Test Customer for the upload to set)
+const bytesOf = (res) => Buffer.from(res.data).toString('base64');
+const fileHeaders = (res) => Object.fromEntries(['content-type', 'content-length', 'etag', 'cache-control',
+  'x-content-type-options', 'content-disposition'].map((h) => [h, res.headers[h] ?? null]));
+await ok('files.customField', () => db.createDoc('Custom Field', {
+  dt: CUSTOMER, fieldname: 'logo', fieldtype: 'Attach Image', label: 'Logo', insert_after: 'region',
+}));
+await ok('files.createDoc', () => db.createDoc(CUSTOMER, { customer_name: `${prefix} Files`, region: 'North' }));
+const logo = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c489', 'hex');
+const uploadedPrivate = await ok('files.uploadFile.private', async () => (await tokenApp.file().uploadFile(
+  new File([logo], 'logo.png', { type: 'image/png' }),
+  { isPrivate: true, doctype: CUSTOMER, docname: `${prefix} Files`, fieldname: 'logo' },
+)).data);
+await ok('files.getDoc.afterUpload', () => db.getDoc(CUSTOMER, `${prefix} Files`));
+if (uploadedPrivate) {
+  const fileUrl = uploadedPrivate.message.file_url;
+  await ok('files.private.read', async () => {
+    const res = await tokenApp.axios.get(encodeURI(fileUrl), { responseType: 'arraybuffer' });
+    return { status: res.status, base64: bytesOf(res), headers: fileHeaders(res) };
+  });
+  // the same URL without credentials: refused
+  await probe('files.private.guest', async () => (await fetch(`${url}${encodeURI(fileUrl)}`)).status);
+}
+const uploadedPublic = await ok('files.uploadFile.public', async () => (await tokenApp.file().uploadFile(
+  new File([Buffer.from('hello from the sdk')], 'hello sdk.txt', { type: 'text/plain' }), { isPrivate: false },
+)).data);
+if (uploadedPublic) {
+  const fileUrl = uploadedPublic.message.file_url;
+  await ok('files.public.read', async () => {
+    const res = await fetch(`${url}${encodeURI(fileUrl)}`);  // no credentials needed
+    return { status: res.status, text: await res.text(), etag: res.headers.get('etag'),
+             nosniff: res.headers.get('x-content-type-options') };
+  });
+}
+await fails('files.uploadFile.notAttachField', () => tokenApp.file().uploadFile(
+  new File([Buffer.from('x')], 'x.txt'), { doctype: CUSTOMER, docname: `${prefix} Files`, fieldname: 'region' },
+));
 
 const badToken = new FrappeApp(url, { useToken: true, token: () => `${apiKey}:wrong-secret`, type: 'token' });
 await fails('badToken.getLoggedInUser', () => badToken.auth().getLoggedInUser());

@@ -182,8 +182,26 @@ def test_doctype_meta_can_describe_itself() -> None:
     assert schema.autoname == "Prompt"
     assert meta.require_field("fields").options == "DocField"
     assert meta.require_field("permissions").options == "DocPerm"
-    assert meta.require_field("definition").fieldtype == "JSON"
+    assert not meta.has_field("definition")  # the record is in Frappe's shape: no copy beside it
+    assert meta.require_field("indexes").fieldtype == "JSON"
     assert any(p.role == "All" and p.has("read") for p in schema.permissions)
+    # the DocType record (engine/meta/record.py) stores exactly the declared keys: every key the
+    # schemas interpret must be declared, or it would be missing from the record
+    from engine.meta.schema import DocFieldSchema, DocPermSchema
+
+    for key in set(DocTypeSchema.model_fields) - {"name", "doctype"}:
+        assert meta.has_field(key), key
+    for key in DocFieldSchema.model_fields:
+        assert CORE["DocField"][2].has_field(key), key
+    for key in DocPermSchema.model_fields:
+        assert CORE["DocPerm"][2].has_field(key.removesuffix("_")), key
+    # the DocField keys of Frappe a form reads (frappe-behaviour §5.2)
+    for key in ("bold", "depends_on", "mandatory_depends_on", "read_only_depends_on", "collapsible",
+                "collapsible_depends_on", "in_standard_filter", "in_global_search", "in_preview",
+                "allow_in_quick_entry", "ignore_user_permissions", "translatable", "print_hide", "columns",
+                "report_hide", "allow_bulk_edit", "placeholder", "link_filters", "is_virtual", "hide_seconds",
+                "is_custom_field"):
+        assert CORE["DocField"][2].has_field(key), key
     # every top-level key the DocType schema knows is a field of the DocType doctype
     docfield = CORE["DocField"][2]
     for key in (

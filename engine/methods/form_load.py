@@ -1,0 +1,61 @@
+"""The Desk's form loaders under Frappe's paths (`frappe.desk.form.load`): a doctype's meta bundle
+and one document with its docinfo. As in Frappe, the payload goes in top-level response keys
+(`docs`, `docinfo`, `user_settings`, `parent_dt`) set through `ctx.response`, not in `message`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import permissions
+from engine.context import Context
+from engine.documents.document import Document
+from engine.meta.bundle import meta_bundle, parent_doctype
+from engine.meta.schema import RIGHTS
+from engine.methods.args import bool_arg
+from engine.methods.client import load_for, readable_dict
+from engine.whitelisted import whitelist
+
+SUBMIT_RIGHTS = frozenset({"submit", "cancel", "amend"})
+
+
+@whitelist(path="fw.desk.form.load.getdoctype")
+async def getdoctype(ctx: Context, doctype: str, with_parent: Any = False,
+                     cached_timestamp: str | None = None) -> str | None:
+    """A doctype's meta and its child tables' metas in `docs` ("use_cache" when the caller's copy is current).
+
+    `with_parent` (the report builder's call for a child table) loads the bundle of the first doctype
+    holding such a table instead, named in `parent_dt`. `cached_timestamp` is the `modified` of the
+    caller's cached meta: when it is still the doctype's, `message` is "use_cache" and `docs` is left out.
+    """
+    # only a child table has a parent, so an unknown doctype still gets its 404 from meta_bundle
+    parent = parent_doctype(ctx, doctype) if bool_arg(with_parent, "with_parent") else None
+    docs = await meta_bundle(ctx, parent or doctype)
+    if parent:
+        ctx.response["parent_dt"] = parent
+    ctx.response["user_settings"] = "{}"  # fw keeps no per-user list settings (Frappe sends them as JSON text)
+    if cached_timestamp and docs[0].get("modified") == cached_timestamp:
+        return "use_cache"
+    ctx.response["docs"] = docs
+    return None
+
+
+@whitelist(path="fw.desk.form.load.getdoc")
+async def getdoc(ctx: Context, doctype: str, name: str) -> None:
+    """One document for a form in `docs` (as the caller may read it, nulls left out) and `docinfo`.
+
+    Needs read permission on the document (row conditions included); a missing document is a 404.
+    `docinfo` holds `doctype`, `name` and `permissions`: each right (0/1) the caller has on it.
+    """
+    doc = await load_for(ctx, doctype, name, "read")
+    ctx.response["docs"] = [await readable_dict(ctx, doc, no_nulls=True)]
+    ctx.response["docinfo"] = {"doctype": doc.doctype, "name": doc.name,
+                               "permissions": await doc_permissions(ctx, doc)}
+
+
+async def doc_permissions(ctx: Context, doc: Document) -> dict[str, int]:
+    """Every right (Frappe's `get_doc_permissions`) as 0/1. A right no role grants costs nothing; a
+    granted one re-checks `if_owner`, row conditions and `has_permission` hooks for that right."""
+    submittable = doc.meta.is_submittable  # Frappe drops these rights of other doctypes, even for Administrator
+    return {right: int((submittable or right not in SUBMIT_RIGHTS)
+                       and await permissions.has_permission(ctx, doc.doctype, right, doc)) for right in RIGHTS}

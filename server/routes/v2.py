@@ -1,0 +1,304 @@
+"""`/api/v2`: Frappe's v2 REST API (frappe/api/v2.py, v15), on the same engine calls as v1.
+
+Differences from v1 that clients see: the result is always in `data` (methods too, not `message`);
+documents keep their null fields (Frappe's `as_dict()`); lists page with `start`/`limit` and say
+`has_next_page`; msgprints come as a plain `messages` list; a document method also returns the
+document in `docs`; errors are `{"errors": [...]}` (built in server/errors.py, chosen by path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+from engine import exceptions as exc
+from engine import whitelisted
+from engine.context import Context
+from engine.documents.document import Document
+from engine.meta.schema import scrub
+from engine.methods import client
+from engine.methods.args import bool_arg, json_arg
+from engine.query import listing
+from engine.site import Site
+from engine.translation import _
+from server.context import context_for, site_of
+from server.params import document_body, form_dict
+from server.responses import json_response
+from server.routes import session as session_routes
+from server.routes.common import run
+from server.routes.method import call_with_arguments, resolve
+from server.routes.resource import call_doc_method
+
+PREFIX = "/api/v2"
+DEFAULT_LIMIT = 20
+ANY_METHOD = ["GET", "POST", "PUT", "DELETE", "PATCH"]
+# what a copy must not carry over: identity, authorship, state and amendment links (frappe.copy_doc)
+COPY_DROPPED = frozenset({"name", "owner", "creation", "modified", "modified_by", "docstatus", "amended_from",
+                          "amendment_date"})
+COPY_ROW_DROPPED = COPY_DROPPED | {"parent", "parenttype", "parentfield"}
+
+
+def respond(ctx: Context, data: Any = None, *, has_data: bool = True, status: int = 200,
+            **extra: Any) -> Response:
+    """The v2 success envelope: `data` (left out for a None method result, as Frappe does), any extra
+    keys (`has_next_page`, `docs`), and the request's msgprints as a plain `messages` list."""
+    body: dict[str, Any] = {"data": data} if has_data else {}
+    body.update(extra)
+    if ctx.messages:
+        body["messages"] = list(ctx.messages)
+    return json_response(body, status)
+
+
+def _doctype(request: Request) -> str:
+    return str(request.path_params["doctype"])
+
+
+def _http_method(request: Request) -> str:
+    return "GET" if request.method == "HEAD" else request.method  # HEAD runs what GET runs
+
+
+def _whole(args: dict[str, Any], key: str, default: int) -> int:
+    """A non-negative whole-number argument (`start`, `limit`); a 417 naming it otherwise."""
+    raw = args.get(key)
+    if raw is None or raw == "":
+        return default
+    number = None
+    if isinstance(raw, int | str) and not isinstance(raw, bool):
+        try:
+            number = int(raw)
+        except ValueError:
+            number = None
+    if number is None or not 0 <= number <= listing.MAX_OFFSET:
+        raise exc.DataError(_("{0} must be a whole number from 0 to {1}", key, listing.MAX_OFFSET), field=key)
+    return number
+
+
+# -- documents ---------------------------------------------------------------------------------------
+
+async def list_docs(request: Request) -> Response:
+    args = await form_dict(request)
+    start = _whole(args, "start", 0)
+    limit = _whole(args, "limit", DEFAULT_LIMIT)
+
+    async def call(ctx: Context) -> tuple[list[Any], bool]:
+        cap = ctx.site.settings.max_page_length
+        length = (cap if limit == 0 else min(limit, cap)) if cap else limit
+        fields = args.get("fields")
+        # the same permission-aware listing as v1's `client.list_rows`, called directly because it
+        # caps the page at FW_MAX_PAGE_LENGTH and a full page needs one row more to know what follows
+        rows = await listing.get_list(
+            ctx, _doctype(request), fields=json_arg(fields, "fields", kinds=(list, str)) if fields else None,
+            filters=json_arg(args.get("filters"), "filters"), or_filters=json_arg(args.get("or_filters"), "or_filters"),
+            order_by=args.get("order_by"), group_by=args.get("group_by"), limit_start=start,
+            limit_page_length=length + 1 if length else 0, as_dict=bool_arg(args.get("as_dict", True), "as_dict"))
+        has_next = bool(length) and len(rows) > length
+        return (rows[:length] if has_next else rows), has_next
+
+    ctx, (rows, has_next) = await run(request, call, read_only=True)
+    return respond(ctx, rows, has_next_page=has_next)
+
+
+async def create_doc(request: Request) -> Response:
+    data = await document_body(request)
+
+    async def call(ctx: Context) -> dict[str, Any]:
+        ctx.flags["single_operation"] = True  # this request writes one document and nothing else
+        doc = await client.input_document(ctx, _doctype(request), data).insert()
+        return await client.readable_dict(ctx, doc)
+
+    ctx, doc = await run(request, call)
+    return respond(ctx, doc)
+
+
+async def read_doc(request: Request) -> Response:
+    async def call(ctx: Context) -> dict[str, Any]:
+        doc = await client.load_for(ctx, _doctype(request), request.path_params["name"])
+        return await client.readable_dict(ctx, doc)
+
+    ctx, doc = await run(request, call, read_only=True)
+    return respond(ctx, doc)
+
+
+async def update_doc(request: Request) -> Response:
+    """PUT and PATCH: v1's top-level merge."""
+    data = await document_body(request)
+
+    async def call(ctx: Context) -> dict[str, Any]:
+        ctx.flags["single_operation"] = True  # this request writes one document and nothing else
+        doc = await client.update(ctx, _doctype(request), request.path_params["name"], data)
+        return await client.readable_dict(ctx, doc)
+
+    ctx, doc = await run(request, call)
+    return respond(ctx, doc)
+
+
+async def delete_doc(request: Request) -> Response:
+    async def call(ctx: Context) -> None:
+        await client.delete(ctx, _doctype(request), request.path_params["name"])
+
+    ctx, _result = await run(request, call)
+    return respond(ctx, "ok", status=202)
+
+
+async def doc_method(request: Request) -> Response:
+    """A whitelisted controller method; the document as it stands afterwards goes in `docs`."""
+    args = dict(await form_dict(request))
+
+    async def call(ctx: Context) -> tuple[Any, dict[str, Any]]:
+        doc, result = await call_doc_method(ctx, _http_method(request), _doctype(request),
+                                            request.path_params["name"], request.path_params["method"], args)
+        if isinstance(result, Document):
+            result = await client.readable_dict(ctx, result)
+        return result, await client.readable_dict(ctx, doc)
+
+    ctx, (result, doc) = await run(request, call)
+    return respond(ctx, result, has_data=result is not None, docs=[doc])
+
+
+async def copy_doc(request: Request) -> Response:
+    """A clean copy to post as a new document (`frappe.copy_doc`): no identity, authorship, state or
+    amendment link, no `no_copy` field, child rows without their names and parents, no nulls, and
+    only the fields the caller may read."""
+    async def call(ctx: Context) -> dict[str, Any]:
+        doc = await client.load_for(ctx, _doctype(request), request.path_params["name"])
+        data = await client.readable_dict(ctx, doc, no_nulls=True)
+        meta = doc.meta
+        out = _without(data, COPY_DROPPED, meta.fields)
+        for field in meta.fields:
+            if field.is_table and field.fieldname in out:
+                child_fields = ctx.meta(field.options or "").fields
+                out[field.fieldname] = [_without(row, COPY_ROW_DROPPED, child_fields) for row in out[field.fieldname]]
+        return out
+
+    ctx, doc = await run(request, call, read_only=True)
+    return respond(ctx, doc)
+
+
+def _without(data: dict[str, Any], dropped: frozenset[str], fields: Any) -> dict[str, Any]:
+    no_copy = {f.fieldname for f in fields if f.no_copy}
+    return {k: v for k, v in data.items() if k not in dropped and k not in no_copy}
+
+
+async def count(request: Request) -> Response:
+    """`/doctype/<dt>/count`: the rows the caller may read that match `filters` / `or_filters`."""
+    args = await form_dict(request)
+
+    async def call(ctx: Context) -> int:
+        meta = ctx.meta(_doctype(request))
+        if meta.issingle or meta.istable:  # as the list refuses them
+            raise exc.DataError(_("{0} cannot be listed: it is a single or child doctype", meta.name))
+        return await listing.count(ctx, meta.name, json_arg(args.get("filters"), "filters"),
+                                   or_filters=json_arg(args.get("or_filters"), "or_filters"))
+
+    ctx, total = await run(request, call, read_only=True)
+    return respond(ctx, total)
+
+
+async def _collection(request: Request) -> Response:
+    return await (create_doc if request.method == "POST" else list_docs)(request)
+
+
+_DOCUMENT_HANDLERS = {"GET": read_doc, "HEAD": read_doc, "PUT": update_doc, "PATCH": update_doc,
+                      "DELETE": delete_doc}
+
+
+async def _document(request: Request) -> Response:
+    return await _DOCUMENT_HANDLERS[request.method](request)
+
+
+# -- methods -----------------------------------------------------------------------------------------
+
+async def call_method(request: Request) -> Response:
+    """`/method/<dotted.path>`: v1's registry lookup and argument handling, the result in `data`."""
+    path = str(request.path_params["method"])
+    special = SESSION_HANDLERS.get(path)
+    if special is not None:
+        return await special(request)
+    return await _call_whitelisted(request, lambda ctx: resolve(
+        ctx, path, frappe_aliases=request.app.state.settings.frappe_aliases))
+
+
+async def call_doctype_method(request: Request) -> Response:
+    """`/method/<doctype>/<method>`: a function whitelisted in the doctype's controller module. Found
+    in the registry under that module's path, never imported from the caller's string."""
+    doctype, name = _doctype(request), str(request.path_params["method"])
+
+    def find(ctx: Context) -> whitelisted.Whitelisted:
+        meta = ctx.meta(doctype)  # an unknown doctype is a 404
+        if name.isidentifier():  # one plain name: no dotted walk into other modules
+            overrides = ctx.site.apps.override_whitelisted_methods
+            for module in doctype_modules(ctx.site, meta.name):
+                path = f"{module}.{name}"
+                if whitelisted.lookup(path) is not None or path in overrides:
+                    return resolve(ctx, path, frappe_aliases=False)
+        raise exc.PermissionError(_("You are not permitted to access this resource: function {0} is not whitelisted",
+                                    f"{meta.name}/{name[:80]}"))
+
+    return await _call_whitelisted(request, find)
+
+
+def doctype_modules(site: Site, doctype: str) -> list[str]:
+    """Where `/method/<doctype>/<method>` looks: the controller's module, and for the framework's own
+    doctypes Frappe's `frappe.core.doctype.<dt>.<dt>` path in its `fw.` spelling (e.g. `User`'s
+    `generate_keys`)."""
+    modules = []
+    controller = site.apps.controllers.get(doctype)
+    if controller is not None:
+        modules.append(controller.__module__)
+    if site.apps.doctype_app.get(doctype) is None:
+        modules.append(f"fw.core.doctype.{scrub(doctype)}.{scrub(doctype)}")
+    return modules
+
+
+async def _call_whitelisted(request: Request, find: Callable[[Context], whitelisted.Whitelisted]) -> Response:
+    args = await form_dict(request)
+    http_method = _http_method(request)
+
+    async def call(ctx: Context) -> Any:
+        info = find(ctx)
+        if http_method not in info.methods:
+            raise exc.PermissionError(_("Function {0} does not allow {1}", info.path, http_method))
+        result = await call_with_arguments(ctx, info, args)
+        if isinstance(result, Document):
+            result = await client.readable_dict(ctx, result)
+        return result
+
+    ctx, result = await run(request, call)
+    return respond(ctx, result, has_data=result is not None)
+
+
+async def csrf_token(request: Request) -> Response:
+    """The cookie session's CSRF token, in `data` (v1 answers it in `message`)."""
+    ctx = await context_for(request)
+    session = request.state.caller.session
+    if session is None:
+        raise exc.PermissionError(_("A CSRF token needs a logged-in session"))
+    return respond(ctx, await site_of(request).sessions.csrf_token(session))
+
+
+# login answers as v1's does (Frappe's login manager writes its keys into the v2 response too);
+# logout answers `{}` (its endpoint returns None)
+SESSION_HANDLERS = {
+    "login": session_routes.login,
+    "logout": session_routes.logout,
+    "fw.auth.get_csrf_token": csrf_token,
+    "frappe.auth.get_csrf_token": csrf_token,
+}
+
+
+def routes(prefix: str = PREFIX) -> list[Route]:
+    # one route per path shape, so a wrong method gets 405 with the full `Allow` list; the `/copy` and
+    # `/method/<m>` routes come before the plain document route, whose `name` may contain `/`
+    return [
+        Route(f"{prefix}/document/{{doctype}}", _collection, methods=["GET", "POST"]),
+        Route(f"{prefix}/document/{{doctype}}/{{name:path}}/copy", copy_doc, methods=["GET"]),
+        Route(f"{prefix}/document/{{doctype}}/{{name:path}}/method/{{method}}", doc_method, methods=["GET", "POST"]),
+        Route(f"{prefix}/document/{{doctype}}/{{name:path}}", _document, methods=["GET", "PUT", "PATCH", "DELETE"]),
+        Route(f"{prefix}/doctype/{{doctype}}/count", count, methods=["GET"]),
+        Route(f"{prefix}/method/{{method}}", call_method, methods=ANY_METHOD),
+        Route(f"{prefix}/method/{{doctype}}/{{method}}", call_doctype_method, methods=ANY_METHOD),
+    ]
