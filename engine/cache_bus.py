@@ -1,9 +1,10 @@
 """Cross-process cache invalidation over Redis pub/sub.
 
 Every process keeps short caches (`CACHE_SECONDS`, `ROLE_CACHE_SECONDS`): sessions and API keys
-(`site.sessions`) and users' roles (`Site.user_info`). A logout, a key rotation, a CSRF token, a
-disabled user or changed roles clears this process's cache at once and, with FW_REDIS_URL,
-is announced on `fw-invalidate-<site>` so every other process clears its own within milliseconds,
+(`site.sessions`), users' roles (`Site.user_info`) and doctype meta (its version is read at most
+once a second). A logout, a key rotation, a CSRF token, a disabled user, changed roles or a changed
+Custom Field or Workflow clears this process's cache at once and, with FW_REDIS_URL, is announced
+on `fw-invalidate-<site>` so every other process clears its own within milliseconds,
 not at the end of the cache's life. Without Redis there is one process to tell (jobs run inside
 `fw serve`); several `--workers` without Redis keep the caches' short life as the bound.
 """
@@ -23,8 +24,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fw.cache_bus")
 
-Kind = Literal["session", "user", "api_key"]
-KINDS: frozenset[str] = frozenset({"session", "user", "api_key"})
+Kind = Literal["session", "user", "api_key", "meta"]
+KINDS: frozenset[str] = frozenset({"session", "user", "api_key", "meta"})
 RECONNECT_MAX_SECONDS = 10.0
 
 
@@ -49,11 +50,14 @@ def drop(site: Site, kind: str, key: str) -> None:
         site.sessions.forget_user(key)
     elif kind == "api_key":
         site.sessions.forget_api_key(key)
+    elif kind == "meta":  # the announcer already applied its own change (MetaRegistry.bump)
+        site.meta.mark_stale()
 
 
 def drop_everything(site: Site) -> None:
     site.forget_roles()
     site.sessions.forget_all()
+    site.meta.mark_stale()
 
 
 async def announce(site: Site, kind: Kind, key: str) -> None:

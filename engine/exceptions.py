@@ -121,6 +121,12 @@ class ArgumentTypeError(ValidationError):
     pass
 
 
+class MaxFileSizeReachedError(ValidationError):
+    """A file over `FW_MAX_FILE_SIZE` (Frappe's name; answered 413, as the body-size limit is)."""
+
+    title = "File Too Large"
+
+
 class DoesNotExistError(ValidationError):
     title = "Not Found"
 

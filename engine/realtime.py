@@ -1,4 +1,5 @@
-"""`publish_realtime`: events to socket.io rooms `user:<u>`, `doc:<dt>/<dn>`, `doctype:<dt>`, `all`.
+"""`publish_realtime`: events to socket.io rooms `user:<u>`, `doc:<dt>/<dn>`, `doctype:<dt>`
+(`doctype:<dt>:restricted` for readers of only some rows), `all`.
 
 With FW_REDIS_URL, messages go through Redis so clients on every server process receive them
 (and workers can publish). Without it, they reach the clients of this process only.
@@ -133,8 +134,16 @@ def publish_soon(ctx: Context, event: str, message: Any = None, *, room: str | N
     task.add_done_callback(_pending.discard)
 
 
+def doctype_room(doctype: str, *, every_row: bool) -> str:
+    """The room of a doctype's `list_update`s: `doctype:<dt>` for users who may read every row, and
+    a room whose events name no record for those who may read only some (owner, row conditions)."""
+    return f"doctype:{doctype}" if every_row else f"doctype:{doctype}:restricted"
+
+
 def notify_change(ctx: Context, doc: Document, *, deleted: bool = False) -> None:
-    """`doc_update` to the document's room and `list_update` to its doctype's room, after commit."""
+    """`doc_update` to the document's room and `list_update` to its doctype's rooms, after commit.
+    A restricted reader hears only that the doctype changed (its list reloads through the
+    permission-checked API), never the name or author of a record it may not read."""
     meta = doc.meta
     if meta.issingle or meta.istable or ctx.uow is None or publisher_for(ctx.site) is None:
         return
@@ -144,6 +153,8 @@ def notify_change(ctx: Context, doc: Document, *, deleted: bool = False) -> None
     async def later() -> None:
         await _emit(site, "doc_update", {"doctype": doctype, "name": name, "modified": modified,
                                          "deleted": int(deleted)}, f"doc:{doctype}/{name}")
-        await _emit(site, "list_update", {"doctype": doctype, "name": name, "user": user}, f"doctype:{doctype}")
+        await _emit(site, "list_update", {"doctype": doctype, "name": name, "user": user},
+                    doctype_room(doctype, every_row=True))
+        await _emit(site, "list_update", {"doctype": doctype}, doctype_room(doctype, every_row=False))
 
     ctx.after_commit(later)

@@ -26,11 +26,17 @@ class Site:
         self.db = database
         self.apps = apps
         self.meta = MetaRegistry(apps, database, settings.meta_check_interval)
+        self.meta.on_bump = self._announce_meta_change
         self.mongod = mongod
         self._roles: dict[str, tuple[float, frozenset[str], str | None]] = {}
         from engine.auth import SessionStore
 
         self.sessions = SessionStore(self)
+
+    async def _announce_meta_change(self) -> None:
+        from engine import cache_bus
+
+        await cache_bus.announce(self, "meta", "")
 
     @property
     def name(self) -> str:

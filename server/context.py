@@ -118,6 +118,7 @@ async def context_for(request: Request) -> Context:
     caller = await identify(request)
     state.caller = caller
     site = site_of(request)
+    await site.meta.refresh_if_stale()  # another process's Custom Field: at most one tiny read a second
     roles, language = await site.user_info(caller.user)
     if caller.user != "Guest" and roles == GUEST_ONLY:  # the user was disabled or deleted
         caller = state.caller = Caller("Guest", session_expired=caller.session is not None)

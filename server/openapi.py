@@ -44,9 +44,10 @@ What is generated:
   `/api/v2/document/{Doctype}` (list with `start`/`limit` and `has_next_page`; create),
   `/api/v2/document/{Doctype}/{name}` (GET, PUT, PATCH, DELETE), `.../{name}/copy`,
   `.../{name}/method/<m>` per whitelisted controller method (GET if the method allows it, POST;
-  the document afterwards in `docs`), `/api/v2/doctype/{Doctype}/count`, `/api/v2/method/<path>`
-  for every whitelisted function, `/api/v2/method/{Doctype}/<fn>` for those whitelisted in a
-  doctype's controller module, and `login`/`logout`/`fw.auth.get_csrf_token`. Results are in
+  the document afterwards in `docs`), `/api/v2/doctype/{Doctype}/count`,
+  `/api/v2/doctype/{doctype}/meta`, `/api/v2/method/<path>` (`upload_file` too) for every
+  whitelisted function, `/api/v2/method/{Doctype}/<fn>` for those whitelisted in a doctype's
+  controller module, and `login`/`logout`/`fw.auth.get_csrf_token`. Results are in
   `data`, msgprints in `messages`. v2 keeps null fields, so documents are `<Doctype>.v2`: the
   response schema with every value nullable (a copy leaves nulls out and uses `<Doctype>`).
   Errors are `Error.v2` (`errors: [{type, message, title, indicator, [field], [exception]}]`)
@@ -596,11 +597,14 @@ def _file_paths() -> dict[str, Any]:
               "doctype": TEXT, "docname": TEXT,
               "fieldname": {**TEXT, "description": "An Attach field of the document: set to the new file_url"}}
     body = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, **fields}}
-    upload = _operation("upload_file", "Upload a file (or link an existing URL), optionally attached to a "
-                        "document", ["files"], _envelope("message", ref("File")),
-                        description="Also at fw.handler.upload_file and frappe.handler.upload_file. A file "
-                                    "over FW_MAX_FILE_SIZE is refused with 413.")
-    upload["requestBody"] = {"required": True, "content": {"multipart/form-data": {"schema": body}}}
+    def upload(op_id: str, ok: dict[str, Any], *, v2: bool = False) -> dict[str, Any]:
+        operation = _operation(op_id, "Upload a file (or link an existing URL), optionally attached to a "
+                               "document", ["files"], ok, v2=v2,
+                               description="Also at fw.handler.upload_file and frappe.handler.upload_file. A "
+                                           "file over FW_MAX_FILE_SIZE is refused with 413.")
+        operation["requestBody"] = {"required": True, "content": {"multipart/form-data": {"schema": body}}}
+        return operation
+
     binary = {"type": "string", "format": "binary"}
     served: dict[str, Any] = {
         "200": {"description": "The content (Content-Disposition: attachment for active types)",
@@ -611,7 +615,9 @@ def _file_paths() -> dict[str, Any]:
         **_error_refs()}
     name = [{"name": "file_name", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}]
     return {
-        "/api/method/upload_file": {"post": upload},
+        "/api/method/upload_file": {"post": upload("upload_file", _envelope("message", ref("File")))},
+        "/api/v2/method/upload_file": {"post": upload("v2_upload_file", _envelope_v2(ref("File" + V2_SUFFIX)),
+                                                      v2=True)},
         "/files/{file_name}": {"get": {"operationId": "get_public_file", "summary": "A public file (HEAD works too)",
                                        "tags": ["files"], "parameters": name, "responses": served,
                                        "security": [{}, *SECURITY]}},
@@ -742,6 +748,17 @@ def _v2_method_paths(site: Site, schemas: _Schemas) -> dict[str, Any]:
     return paths
 
 
+def _v2_meta_path(site: Site) -> dict[str, Any]:
+    doctype = {"name": "doctype", "in": "path", "required": True,
+               "schema": {"type": "string", "enum": site.meta.names()}}
+    meta = {"type": "object", "required": ["name", "fields", "permissions"],
+            "properties": {"name": TEXT, "fields": {"type": "array", "items": {"type": "object"}},
+                           "permissions": {"type": "array", "items": {"type": "object"}}}}
+    return {"/api/v2/doctype/{doctype}/meta": {"get": _operation(
+        "v2_doctype_meta", "A doctype's meta as the Desk reads it (DocType with DocField and DocPerm rows)",
+        ["meta"], _envelope_v2(meta), parameters=[doctype], v2=True)}}
+
+
 def _v2_session_paths() -> dict[str, Any]:
     v1 = _session_paths()
     login = v1["/api/method/login"]["post"]
@@ -821,6 +838,7 @@ def build_openapi(site: Site) -> dict[str, Any]:
         if not meta.istable and not meta.issingle:
             paths.update(_v2_document_paths(meta, site, schemas))
     paths.update(_v2_session_paths())
+    paths.update(_v2_meta_path(site))
     paths.update(_v2_method_paths(site, schemas))
     components["Error"] = _error_schema()
     components["Error" + V2_SUFFIX] = _error_schema_v2()

@@ -1,6 +1,7 @@
 """Socket.IO at `/socket.io` (python-socketio). Connections authenticate with the `sid` cookie or
 an `Authorization` header; Guests are refused. Every socket joins `user:<user>` (system users also
-`all`); `doc:`/`doctype:` rooms are joined on request, only with read permission."""
+`all`); `doc:`/`doctype:` rooms are joined on request, only with read permission (a user who reads
+only some rows of a doctype joins its restricted room, whose `list_update`s name no record)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import socketio
 from engine import exceptions as exc
 from engine.context import Context
 from engine.documents.factory import get_doc
-from engine.permissions import check_document, has_permission
+from engine.permissions import check_document, has_permission, reads_every_row
+from engine.realtime import doctype_room
 from engine.site import Site
 
 log = logging.getLogger("fw.realtime")
@@ -95,12 +97,14 @@ def create_realtime(site_getter: Any, settings: Any) -> socketio.AsyncServer:
         if not isinstance(doctype, str) or not ctx.site.meta.exists(doctype) \
                 or not await has_permission(ctx, doctype, "read"):
             return False
-        await sio.enter_room(sid, f"doctype:{doctype}")
+        await sio.enter_room(sid, doctype_room(doctype, every_row=await reads_every_row(ctx, doctype)))
         return True
 
     @sio.event
     async def doctype_unsubscribe(sid: str, doctype: Any) -> None:
-        await sio.leave_room(sid, f"doctype:{doctype}")
+        if isinstance(doctype, str):
+            for every_row in (True, False):
+                await sio.leave_room(sid, doctype_room(doctype, every_row=every_row))
 
     @sio.event
     async def doc_subscribe(sid: str, doctype: Any, docname: Any = None) -> bool:

@@ -35,6 +35,29 @@ def linking_paths(registry: MetaRegistry, doctype: str) -> list[tuple[str, str]]
     return paths
 
 
+# (doctype, doctype field, name field) pairs that name a document without a Dynamic Link field:
+# a File's attachment (Frappe's rename_doc updates it by hand too)
+REFERENCE_PAIRS = (("File", "attached_to_doctype", "attached_to_name"),)
+
+
+def reference_paths(registry: MetaRegistry) -> list[tuple[str, str, str]]:
+    """(doctype, doctype-field path, name-field path) of every Dynamic Link (child rows as
+    `table.field`) and of REFERENCE_PAIRS: where a document is named together with its doctype."""
+    paths: list[tuple[str, str, str]] = [p for p in REFERENCE_PAIRS if p[0] in registry.names()]
+    for name in registry.names():
+        meta = registry.get(name)
+        if meta.istable or name in IGNORED_LINKERS:
+            continue
+        for f in meta.fields:
+            if f.fieldtype == "Dynamic Link" and f.options:
+                paths.append((name, f.options, f.fieldname))
+        for table in meta.table_fields:
+            for f in registry.get(table.options or "").fields:
+                if f.fieldtype == "Dynamic Link" and f.options:
+                    paths.append((name, f"{table.fieldname}.{f.options}", f"{table.fieldname}.{f.fieldname}"))
+    return paths
+
+
 async def check_no_links(ctx: Context, doc: Document, *, submitted_only: bool) -> None:
     for linker, path in linking_paths(ctx.site.meta, doc.doctype):
         meta = ctx.meta(linker)

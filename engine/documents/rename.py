@@ -1,5 +1,5 @@
-"""Renaming a document: a new `_id`, and every Link that pointed at the old name re-pointed,
-all in one unit of work."""
+"""Renaming a document: a new `_id`, and every Link, Dynamic Link and File attachment that pointed at
+the old name re-pointed, all in one unit of work."""
 
 from __future__ import annotations
 
@@ -10,11 +10,12 @@ from engine import naming, permissions
 from engine.context import unit_of_work
 from engine.documents import store
 from engine.documents.factory import get_doc
-from engine.documents.links import linking_paths
+from engine.documents.links import linking_paths, reference_paths
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
+    from engine.meta.schema import Meta
 
 
 async def rename(ctx: Context, doctype: str, old: str, new: str, *, merge: bool = False) -> str:
@@ -50,9 +51,25 @@ async def rename(ctx: Context, doctype: str, old: str, new: str, *, merge: bool 
                                         array_filters=[{f"row.{field}": old}])
             else:
                 await store.update_many(ctx, linker_meta, {path: old}, {"$set": {path: new}})
+        for linker, doctype_path, name_path in reference_paths(ctx.site.meta):
+            await _repoint_reference(ctx, ctx.meta(linker), doctype_path, name_path, doctype, old, new)
         if meta.is_tree:
             await store.update_many(ctx, meta, {"_ancestors": old}, {"$set": {"_ancestors.$[a]": new}},
                                     array_filters=[{"a": old}])
         await store.update_many(ctx, ctx.meta("Version"), {"ref_doctype": doctype, "docname": old},
                                 {"$set": {"docname": new}})
     return new
+
+
+async def _repoint_reference(ctx: Context, linker: Meta, doctype_path: str, name_path: str, doctype: str,
+                             old: str, new: str) -> None:
+    """Re-point a (doctype, name) pair that names the renamed document; in child rows, only the rows
+    whose own pair matches."""
+    query = {doctype_path: doctype, name_path: old}
+    if "." not in name_path:
+        await store.update_many(ctx, linker, query, {"$set": {name_path: new}})
+        return
+    table, field = name_path.split(".", 1)
+    kind = doctype_path.split(".", 1)[1]
+    await store.update_many(ctx, linker, {name_path: old}, {"$set": {f"{table}.$[row].{field}": new}},
+                            array_filters=[{f"row.{field}": old, f"row.{kind}": doctype}])

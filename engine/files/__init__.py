@@ -12,10 +12,6 @@ The `File` controller is `engine.core.file`, its row rule `engine.core.file_perm
 
 from __future__ import annotations
 
-from engine import exceptions as exc
+from engine.exceptions import MaxFileSizeReachedError
 
-
-class MaxFileSizeReachedError(exc.ValidationError):
-    """A file over `FW_MAX_FILE_SIZE` (Frappe's name; the HTTP layer answers 413)."""
-
-    title = "File Too Large"
+__all__ = ["MaxFileSizeReachedError"]

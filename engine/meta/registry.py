@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
@@ -54,6 +54,12 @@ class MetaRegistry:
         self.workflows: dict[str, Any] = {}
         self._version: int | None = None
         self._checked_at = 0.0
+        # called after a bump, to tell the other processes (the site wires it to its cache bus)
+        self.on_bump: Callable[[], Awaitable[None]] | None = None
+
+    def mark_stale(self) -> None:
+        """Another process changed the meta: the next `refresh_if_stale` reads the version at once."""
+        self._checked_at = float("-inf")
 
     def get(self, doctype: str) -> Meta:
         meta = self._cache.get(doctype)
@@ -143,3 +149,5 @@ class MetaRegistry:
         await self.reload()
         self._version = int(state["version"])
         self._checked_at = time.monotonic()
+        if self.on_bump is not None:
+            await self.on_bump()

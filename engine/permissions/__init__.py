@@ -111,6 +111,20 @@ async def row_filter(ctx: Context, meta: Meta, ptype: str = "read") -> Node | No
     return await build_row_filter(ctx, meta, owner_only=grant is Grant.OWNER)
 
 
+async def reads_every_row(ctx: Context, doctype: str) -> bool:
+    """Whether the user may read every row of `doctype`: read on the doctype with no owner, row
+    condition or `has_permission` hook narrowing it (who may hear every record's name)."""
+    if ctx.is_admin:
+        return True
+    meta = ctx.meta(doctype)
+    if meta.istable or not await has_permission(ctx, doctype, "read"):
+        return False
+    hooks = ctx.site.apps.has_permission
+    if hooks.get(meta.name) or hooks.get("*"):
+        return False
+    return await row_filter(ctx, meta, "read") is None
+
+
 async def readable_fields(ctx: Context, meta: Meta) -> frozenset[str] | None:
     """Fieldnames the user may read, or None when every permlevel is readable (the common case)."""
     if ctx.is_admin or meta.permlevels == {0}:

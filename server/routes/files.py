@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Callable
 from typing import Any
 
 from starlette.datastructures import UploadFile
@@ -24,13 +25,11 @@ from starlette.routing import Route
 from engine import exceptions as exc
 from engine.context import Context
 from engine.core.file import too_large
-from engine.files import MaxFileSizeReachedError, names, serving, storage, upload
+from engine.files import names, serving, storage, upload
 from engine.methods import client
 from engine.translation import _
 from server.context import context_for
-from server.errors import error_body, request_language
 from server.params import form_dict
-from server.responses import json_response
 from server.routes.common import envelope, run
 
 UPLOAD_PATHS = frozenset({"upload_file", "fw.handler.upload_file"})
@@ -77,13 +76,6 @@ class _ClosingBoundaryCheck:
         return message
 
 
-def _too_large_response(request: Request, error: MaxFileSizeReachedError) -> Response:
-    ctx = getattr(request.state, "ctx", None)
-    body = error_body(error, list(ctx.messages) if ctx is not None else [], developer_mode=False,
-                      lang=request_language(request))
-    return json_response(body, 413)
-
-
 async def _the_file(request: Request) -> UploadFile | None:
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != "multipart/form-data":
@@ -97,7 +89,14 @@ async def _the_file(request: Request) -> UploadFile | None:
     return files[0]
 
 
-async def upload_file(request: Request) -> Response:
+def _v1_envelope(ctx: Context, result: Any) -> Response:
+    return envelope(ctx, "message", result)
+
+
+async def upload_file(request: Request,
+                      respond: Callable[[Context, Any], Response] = _v1_envelope) -> Response:
+    """Store the multipart `file` (or fetch nothing and record `file_url`); `respond` builds the
+    success body (v1's `message` envelope, or v2's `data`)."""
     if request.method != "POST":
         await context_for(request)
         raise exc.PermissionError(_("Function {0} does not allow {1}", "upload_file", request.method))
@@ -108,7 +107,7 @@ async def upload_file(request: Request) -> Response:
     length = request.headers.get("content-length", "")
     if length.isdigit() and int(length) > limit + FORM_ALLOWANCE:  # refused before the body is read
         await context_for(request)
-        return _too_large_response(request, too_large(limit))
+        raise too_large(limit)
     try:
         ctx = await context_for(request)  # (a cookie session's CSRF check may parse the form here)
         if ctx.user == "Guest":  # before reading the body
@@ -119,7 +118,7 @@ async def upload_file(request: Request) -> Response:
         file_name = args.get("file_name") or None
         if part is not None:
             if part.size is not None and part.size > limit:
-                return _too_large_response(request, too_large(limit))
+                raise too_large(limit)
             content = await part.read()
             file_name = file_name or part.filename
     finally:
@@ -136,8 +135,6 @@ async def upload_file(request: Request) -> Response:
         try:
             ctx, result = await run(request, call)
             break
-        except MaxFileSizeReachedError as e:
-            return _too_large_response(request, e)
         except (exc.TransientError, exc.UniqueValidationError) as e:
             # uploads of the same bytes at the same moment conflict on one content record (`run`
             # already retried at once), uploads of the same name on one URL (the loser's retry picks a
@@ -147,7 +144,7 @@ async def upload_file(request: Request) -> Response:
                 raise
             request.state.ctx.messages.clear()
             await asyncio.sleep(random.uniform(0, 0.01 * 2 ** attempt))
-    return envelope(ctx, "message", result)
+    return respond(ctx, result)
 
 
 async def _close_parts(request: Request) -> None:

@@ -19,6 +19,7 @@ from engine import exceptions as exc
 from engine import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
+from engine.meta.bundle import doctype_meta
 from engine.meta.schema import scrub
 from engine.methods import client
 from engine.methods.args import bool_arg, json_arg
@@ -28,8 +29,9 @@ from engine.translation import _
 from server.context import context_for, site_of
 from server.params import document_body, form_dict
 from server.responses import json_response
+from server.routes import files
 from server.routes import session as session_routes
-from server.routes.common import run
+from server.routes.common import RESERVED_KEYS, run
 from server.routes.method import call_with_arguments, resolve
 from server.routes.resource import call_doc_method
 
@@ -47,10 +49,16 @@ def respond(ctx: Context, data: Any = None, *, has_data: bool = True, status: in
     """The v2 success envelope: `data` (left out for a None method result, as Frappe does), any extra
     keys (`has_next_page`, `docs`), and the request's msgprints as a plain `messages` list."""
     body: dict[str, Any] = {"data": data} if has_data else {}
+    if ctx.response:  # top-level keys a function set (Frappe sends all of `frappe.response`)
+        body.update((k, v) for k, v in ctx.response.items() if k not in V2_RESERVED_KEYS)
     body.update(extra)
     if ctx.messages:
         body["messages"] = list(ctx.messages)
     return json_response(body, status)
+
+
+# keys `ctx.response` cannot set (a route's own extra keys, `has_next_page` and `docs`, override it)
+V2_RESERVED_KEYS = RESERVED_KEYS | {"messages"}
 
 
 def _doctype(request: Request) -> str:
@@ -198,6 +206,18 @@ async def count(request: Request) -> Response:
     return respond(ctx, total)
 
 
+async def meta(request: Request) -> Response:
+    """`/doctype/<dt>/meta`: the doctype as the Desk reads it (fields, permissions, form scripts'
+    sources are not in it: `getdoctype` sends those). Any logged-in user (Frappe: role "All")."""
+    async def call(ctx: Context) -> dict[str, Any]:
+        if ctx.user == "Guest":
+            raise exc.PermissionError(_("You are not permitted to access this resource: please log in"))
+        return await doctype_meta(ctx, _doctype(request))
+
+    ctx, body = await run(request, call, read_only=True)
+    return respond(ctx, body)
+
+
 async def _collection(request: Request) -> Response:
     return await (create_doc if request.method == "POST" else list_docs)(request)
 
@@ -218,6 +238,8 @@ async def call_method(request: Request) -> Response:
     special = SESSION_HANDLERS.get(path)
     if special is not None:
         return await special(request)
+    if files.is_upload_path(path, frappe_aliases=request.app.state.settings.frappe_aliases):
+        return await files.upload_file(request, lambda ctx, doc: respond(ctx, doc))
     return await _call_whitelisted(request, lambda ctx: resolve(
         ctx, path, frappe_aliases=request.app.state.settings.frappe_aliases))
 
@@ -299,6 +321,7 @@ def routes(prefix: str = PREFIX) -> list[Route]:
         Route(f"{prefix}/document/{{doctype}}/{{name:path}}/method/{{method}}", doc_method, methods=["GET", "POST"]),
         Route(f"{prefix}/document/{{doctype}}/{{name:path}}", _document, methods=["GET", "PUT", "PATCH", "DELETE"]),
         Route(f"{prefix}/doctype/{{doctype}}/count", count, methods=["GET"]),
+        Route(f"{prefix}/doctype/{{doctype}}/meta", meta, methods=["GET"]),
         Route(f"{prefix}/method/{{method}}", call_method, methods=ANY_METHOD),
         Route(f"{prefix}/method/{{doctype}}/{{method}}", call_doctype_method, methods=ANY_METHOD),
     ]

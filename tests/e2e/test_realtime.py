@@ -233,6 +233,7 @@ async def test_doctype_subscribe_needs_read_permission(rt: Realtime) -> None:
         assert await owner.call("doctype_subscribe", "No Such DocType") is False
         assert await owner.call("doctype_subscribe", "Test Note") is True
         assert await admin.call("doctype_subscribe", "Test Customer") is True
+        assert await admin.call("doctype_subscribe", "Test Note") is True
         with api(rt.b.url, rt.admin_sid) as http:
             r = http.post("/api/resource/Test Customer", json={"customer_name": f"Rt {secrets.token_hex(3)}"})
             assert r.status_code == 200, r.text
@@ -240,8 +241,10 @@ async def test_doctype_subscribe_needs_read_permission(rt: Realtime) -> None:
             note = new_note(http, "listed")
         listed = await admin.expect("list_update", {"doctype": "Test Customer", "name": name})
         assert listed["user"] == "Administrator"
-        # the owner got the Test Note list_update it may see, but nothing about Test Customer
-        await owner.expect("list_update", {"doctype": "Test Note", "name": note})
+        # the owner reads only its own notes: it hears that Test Note changed, not which note or by
+        # whom, and nothing about Test Customer
+        assert await owner.expect("list_update", {"doctype": "Test Note"}) == {"doctype": "Test Note"}
+        assert (await admin.expect("list_update", {"doctype": "Test Note"}))["name"] == note
         await owner.silent("list_update")
 
 

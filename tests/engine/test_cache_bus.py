@@ -15,6 +15,7 @@ from engine import auth, cache_bus
 from engine import exceptions as exc
 from engine.context import unit_of_work
 from engine.documents.factory import get_doc, new_doc
+from engine.migrate import sync_doctype
 from engine.site import Site
 from tests.support.redis_server import RedisServer
 
@@ -105,6 +106,30 @@ async def test_changed_roles_and_a_disabled_user_reach_the_other_process(two_pro
         return await second.sessions.resolve(sid) is None
 
     await eventually(session_ended)
+
+
+async def test_a_custom_field_reaches_the_other_process_at_once(two_processes: tuple[Site, Site]) -> None:
+    first, second = two_processes
+    for one in (first, second):  # an hour between version checks: only the announcement can tell
+        one.meta.check_interval = 3600
+        await one.meta.refresh_if_stale()
+    assert "bus_field" not in second.meta.get("Test Note").by_name
+    ctx = first.context()
+    try:
+        async with unit_of_work(ctx):
+            await new_doc(ctx, "Custom Field", dt="Test Note", fieldname="bus_field", fieldtype="Data",
+                          label="Bus Field").insert()
+        assert "bus_field" in first.meta.get("Test Note").by_name
+
+        async def seen() -> bool:
+            await second.meta.refresh_if_stale()
+            return "bus_field" in second.meta.get("Test Note").by_name
+
+        await eventually(seen)
+    finally:  # the session site's DocType record back as it was
+        await ctx.db.collection("custom_field").delete_many({})
+        await first.meta.bump()
+        await sync_doctype(first, "Test Note")
 
 
 def message(**fields: Any) -> bytes:

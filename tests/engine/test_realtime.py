@@ -60,3 +60,32 @@ async def test_after_commit_events_wait_for_the_commit_and_die_with_a_rollback(c
             await publish_realtime(ctx, "custom", {"n": 2}, user="bob@example.com", after_commit=True)
             raise RuntimeError("rolled back")
     assert len(recorder.sent) == 1
+
+
+async def test_a_save_tells_full_readers_the_name_and_restricted_readers_only_the_doctype(
+        ctx: Context, recorder: Recorder) -> None:
+    async with unit_of_work(ctx):
+        note = await fw.new_doc(ctx, "Test Note", title="secret plans").insert()
+    list_updates = [(m, room) for event, m, room in recorder.sent if event == "list_update"]
+    assert list_updates == [
+        ({"doctype": "Test Note", "name": note.name, "user": "Administrator"}, "doctype:Test Note"),
+        ({"doctype": "Test Note"}, "doctype:Test Note:restricted"),
+    ]
+    assert ("doc_update", "doc:Test Note/" + note.name) in [(e, room) for e, _m, room in recorder.sent]
+
+
+async def test_who_reads_every_row(ctx: Context) -> None:
+    from engine.permissions import reads_every_row
+
+    async with unit_of_work(ctx):
+        for role in ("Test Reader", "Test Owner"):
+            if not await ctx.db.collection("role").find_one({"_id": role}):
+                await fw.new_doc(ctx, "Role", role_name=role).insert()
+        for email, role in (("all@example.com", "Test Reader"), ("own@example.com", "Test Owner")):
+            await fw.new_doc(ctx, "User", email=email, first_name="U", roles=[{"role": role}]).insert()
+    assert await reads_every_row(ctx, "Test Note")  # Administrator
+    assert await reads_every_row(ctx.site.context("all@example.com"), "Test Note")
+    assert not await reads_every_row(ctx.site.context("own@example.com"), "Test Note")  # if_owner
+    assert not await reads_every_row(ctx.site.context("own@example.com"), "Test Customer")  # no read at all
+    # a File's readers are narrowed by its own rule (private files, attachments)
+    assert not await reads_every_row(ctx.site.context("all@example.com"), "File")

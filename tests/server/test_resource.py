@@ -11,6 +11,7 @@ import pytest
 
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
+from engine.migrate import sync_doctype
 from engine.site import Site
 from server.app import create_app
 from tests.server.conftest import ApiUser, make_user
@@ -552,3 +553,27 @@ async def test_huge_offsets_are_417(client: httpx.AsyncClient, admin: ApiUser) -
         assert body["errors"][0]["field"] == "limit_start"
     rows = ok(await client.get(NOTE, params={"limit_page_length": str(10**30)}, headers=admin.token))["data"]
     assert rows == []
+
+
+async def test_a_custom_field_added_by_another_process_is_served(site: Site, admin: ApiUser, ctx: Context) -> None:
+    """Each request checks the meta version (at most once per FW_META_CHECK_INTERVAL): a web process
+    serves a Custom Field that another process (here: another Site on the same database) added."""
+    other = Site(site.settings.model_copy(update={"meta_check_interval": 0.0}), site.db, site.apps)
+    await other.meta.refresh_if_stale()
+    app = create_app(other.settings, site=other)
+    params = {"fields": '["name", "shelf"]'}
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as web:
+        body = refused(await web.get("/api/resource/Test Note", params=params, headers=admin.token), 417)
+        assert "shelf" in body["errors"][0]["message"]
+        try:
+            async with unit_of_work(ctx):
+                await new_doc(ctx, "Custom Field", dt="Test Note", fieldname="shelf", fieldtype="Data",
+                              label="Shelf").insert()
+                await new_doc(ctx, "Test Note", title="t").insert()
+            assert ok(await web.get("/api/resource/Test Note", params=params, headers=admin.token))["data"] == [
+                {"name": (await ctx.db.collection("test_note").find_one({}))["_id"]}]
+        finally:
+            await ctx.db.collection("custom_field").delete_many({})
+            await site.meta.bump()
+            await sync_doctype(site, "Test Note")
+    await other.close_services()

@@ -718,3 +718,43 @@ async def test_openapi_describes_v2(site: Site) -> None:
         "$ref": "#/components/schemas/Error.v2"}
     assert schemas["Error.v2"]["required"] == ["errors"]
     assert schemas["Error.v2"]["properties"]["errors"]["items"]["required"] == ["type", "message", "title", "indicator"]
+
+
+# -- meta, uploads, top-level response keys ----------------------------------------------------------------
+
+async def test_doctype_meta(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
+    body = ok(await client.get(f"{V2}/doctype/Test Note/meta", headers=admin.token))
+    meta = body["data"]
+    assert meta["name"] == "Test Note" and meta["doctype"] == "DocType"
+    fields = {f["fieldname"]: f for f in meta["fields"]}
+    assert fields["title"]["fieldtype"] == "Data" and fields["title"]["parent"] == "Test Note"
+    assert any(p["role"] for p in meta["permissions"])
+    # any logged-in user may read meta (Frappe: role "All"); a guest may not; an unknown doctype is a 404
+    reader = await make_user(ctx, "meta-reader@example.com", [])
+    assert ok(await client.get(f"{V2}/doctype/Test Note/meta", headers=reader.token))["data"]["name"] == "Test Note"
+    v2_error(await client.get(f"{V2}/doctype/Test Note/meta"), 403, "PermissionError")
+    v2_error(await client.get(f"{V2}/doctype/No Such Type/meta", headers=admin.token), 404, "DoesNotExistError")
+    v2_error(await client.post(f"{V2}/doctype/Test Note/meta", headers=admin.token), 405)
+
+
+async def test_upload_file_answers_in_data(client: httpx.AsyncClient, admin: ApiUser, ctx: Context,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    files = {"file": ("v2.txt", b"v2 upload", "text/plain")}
+    doc = ok(await client.post(f"{M}/upload_file", files=files, headers=admin.token))["data"]
+    assert doc["file_name"] == "v2.txt" and doc["file_url"] == "/files/v2.txt" and doc["file_size"] == 9
+    served = await client.get(doc["file_url"])
+    assert served.status_code == 200 and served.content == b"v2 upload"
+    v2_error(await client.post(f"{M}/upload_file", files=files), 403, "PermissionError")  # a guest
+    monkeypatch.setattr(ctx.site.settings, "max_file_size", 4)
+    body = v2_error(await client.post(f"{M}/upload_file", files=files, headers=admin.token), 413,
+                    "MaxFileSizeReachedError", field="file")
+    assert "4" in body["errors"][0]["message"]
+    assert await ctx.db.collection("file").count_documents({}) == 1
+
+
+async def test_top_level_response_keys_reach_the_body(client: httpx.AsyncClient, admin: ApiUser) -> None:
+    # getdoctype puts its payload in `docs` and `user_settings` (ctx.response), as Frappe's does
+    body = ok(await client.get(f"{M}/frappe.desk.form.load.getdoctype", params={"doctype": "Test Note"},
+                               headers=admin.token))
+    assert "data" not in body and body["user_settings"] == "{}"
+    assert [d["name"] for d in body["docs"]] == ["Test Note"]
