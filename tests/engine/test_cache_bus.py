@@ -15,8 +15,8 @@ from engine import auth, cache_bus
 from engine import exceptions as exc
 from engine.context import unit_of_work
 from engine.documents.factory import get_doc, new_doc
-from engine.migrate import sync_doctype
 from engine.site import Site
+from tests.support.custom_fields import drop_custom_fields
 from tests.support.redis_server import RedisServer
 
 USER = "bus@example.com"
@@ -127,9 +127,7 @@ async def test_a_custom_field_reaches_the_other_process_at_once(two_processes: t
 
         await eventually(seen)
     finally:  # the session site's DocType record back as it was
-        await ctx.db.collection("custom_field").delete_many({})
-        await first.meta.bump()
-        await sync_doctype(first, "Test Note")
+        await drop_custom_fields(first, ["Test Note"])
 
 
 def message(**fields: Any) -> bytes:

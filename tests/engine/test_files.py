@@ -20,10 +20,10 @@ from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.files import MaxFileSizeReachedError, names, serving, storage
 from engine.files.upload import upload_file
-from engine.migrate import sync_doctype
 from engine.permissions import check_document, has_permission
 from engine.query.listing import count, get_list
 from engine.site import Site
+from tests.support.custom_fields import drop_custom_fields
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -39,10 +39,7 @@ async def _add_attach_fields(ctx: Context) -> None:
 
 async def _remove_attach_fields(ctx: Context) -> None:
     """Put the session site's DocType records back (as tests/engine/test_migrate.py does)."""
-    await ctx.db.collection("custom_field").delete_many({})
-    await ctx.site.meta.bump()
-    for doctype in ("Test Note", "Test Order"):
-        await sync_doctype(ctx.site, doctype)
+    await drop_custom_fields(ctx.site, ["Test Note", "Test Order"])
 
 
 @pytest.fixture

@@ -21,10 +21,11 @@ from engine.documents.factory import get_doc, new_doc
 from engine.hooks import AppRegistry
 from engine.meta.record import doctype_record, record_hash
 from engine.meta.registry import STATE_COLLECTION
-from engine.migrate import MigrateReport, desired_indexes, migrate, migrate_lock, sync_doctype, sync_schema
+from engine.migrate import MigrateReport, desired_indexes, migrate, migrate_lock, sync_schema
 from engine.query.listing import count, get_list
 from engine.settings import Settings
 from engine.site import Site
+from tests.support.custom_fields import drop_custom_fields
 
 
 @pytest.fixture(scope="module")
@@ -351,10 +352,7 @@ async def cf_ctx(ctx: Context) -> AsyncIterator[Context]:
     """`ctx`, and afterwards no Custom Field left behind: the session site's preserved DocType
     records and the indexes are put back to the doctypes' own definitions."""
     yield ctx
-    await ctx.db.collection("custom_field").delete_many({})
-    await ctx.site.meta.bump()
-    for doctype in ("Test Customer", "Test Order", "Test Category"):
-        await sync_doctype(ctx.site, doctype)
+    await drop_custom_fields(ctx.site, ["Test Customer", "Test Order", "Test Category"])
 
 
 async def add_nickname(ctx: Context, **extra: object) -> Document:

@@ -1,4 +1,4 @@
-"""Small assertions shared by the HTTP tests."""
+"""Small assertions and fixtures' data shared by the HTTP tests."""
 
 from __future__ import annotations
 
@@ -6,6 +6,9 @@ import json
 from typing import Any
 
 import httpx
+
+from engine.context import Context, unit_of_work
+from engine.documents.factory import new_doc
 
 
 def ok(r: httpx.Response, status: int = 200) -> Any:
@@ -34,3 +37,12 @@ def server_messages(body: dict[str, Any]) -> list[dict[str, Any]]:
     assert isinstance(outer, list)
     assert all(isinstance(item, str) for item in outer)
     return [json.loads(item) for item in outer]
+
+
+async def insert_notes(ctx: Context, *values: dict[str, Any]) -> list[str]:
+    """Test Notes inserted in one unit of work; their names."""
+    names = []
+    async with unit_of_work(ctx):
+        for v in values:
+            names.append((await new_doc(ctx, "Test Note", v).insert()).name)
+    return names

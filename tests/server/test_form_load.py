@@ -29,6 +29,7 @@ from tests.conftest import make_settings
 from tests.server.conftest import ApiUser, make_user
 from tests.server.helpers import ok, refused
 from tests.server.test_openapi import CHECKS, serve_on_this_loop
+from tests.support.custom_fields import drop_custom_fields
 
 LOAD = "/api/method/fw.desk.form.load"
 REPO = Path(__file__).resolve().parents[2]
@@ -43,10 +44,7 @@ async def synced(ctx: Context) -> AsyncIterator[Context]:
         await sync_doctype(ctx.site, doctype)
     yield ctx
     if await ctx.db.collection("custom_field").count_documents({}):
-        await ctx.db.collection("custom_field").delete_many({})
-        await ctx.site.meta.bump()
-        for doctype in USED:
-            await sync_doctype(ctx.site, doctype)
+        await drop_custom_fields(ctx.site, USED)
 
 
 @pytest.fixture

@@ -11,23 +11,15 @@ import pytest
 
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
-from engine.migrate import sync_doctype
 from engine.site import Site
 from server.app import create_app
 from tests.server.conftest import ApiUser, make_user
-from tests.server.helpers import ok, refused
+from tests.server.helpers import insert_notes, ok, refused
+from tests.support.custom_fields import drop_custom_fields
 
 NOTE = "/api/resource/Test Note"
 ORDER = "/api/resource/Test Order"
 CUSTOMER = "/api/resource/Test Customer"
-
-
-async def _notes(ctx: Context, *values: dict[str, Any]) -> list[str]:
-    names = []
-    async with unit_of_work(ctx):
-        for v in values:
-            names.append((await new_doc(ctx, "Test Note", v).insert()).name)
-    return names
 
 
 async def _customer(client: httpx.AsyncClient, admin: ApiUser, name: str, **extra: Any) -> dict[str, Any]:
@@ -44,7 +36,7 @@ async def _order(client: httpx.AsyncClient, admin: ApiUser, customer: str = "Acm
 # -- list -------------------------------------------------------------------------------------
 
 async def test_list_default_fields_is_name_only(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    names = await _notes(ctx, {"title": "a", "count": 1}, {"title": "b", "count": 2})
+    names = await insert_notes(ctx, {"title": "a", "count": 1}, {"title": "b", "count": 2})
     body = ok(await client.get(NOTE, headers=admin.token))
     assert set(body) == {"data"}
     assert sorted(r["name"] for r in body["data"]) == sorted(names)
@@ -52,7 +44,7 @@ async def test_list_default_fields_is_name_only(client: httpx.AsyncClient, admin
 
 
 async def test_list_star_fields_and_nulls_omitted(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "star", "count": 3})
+    [name] = await insert_notes(ctx, {"title": "star", "count": 3})
     rows = ok(await client.get(NOTE, params={"fields": '["*"]'}, headers=admin.token))["data"]
     assert len(rows) == 1
     row = rows[0]
@@ -63,7 +55,7 @@ async def test_list_star_fields_and_nulls_omitted(client: httpx.AsyncClient, adm
 
 
 async def test_list_filters_in_every_shape(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, {"title": "one", "count": 1, "status": "Open"},
+    await insert_notes(ctx, {"title": "one", "count": 1, "status": "Open"},
                  {"title": "two", "count": 5, "status": "Closed"},
                  {"title": "three", "count": 9, "status": "Closed"})
 
@@ -94,7 +86,7 @@ async def test_list_child_table_filter(client: httpx.AsyncClient, admin: ApiUser
 
 
 async def test_list_order_by_and_paging(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, *({"title": f"n{i}", "count": i} for i in range(8)))
+    await insert_notes(ctx, *({"title": f"n{i}", "count": i} for i in range(8)))
 
     async def counts(**params: str) -> list[int]:
         rows = ok(await client.get(NOTE, params={"fields": '["count"]', **params}, headers=admin.token))["data"]
@@ -108,7 +100,7 @@ async def test_list_order_by_and_paging(client: httpx.AsyncClient, admin: ApiUse
 
 
 async def test_list_default_page_is_20(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, *({"title": f"p{i}"} for i in range(25)))
+    await insert_notes(ctx, *({"title": f"p{i}"} for i in range(25)))
     assert len(ok(await client.get(NOTE, headers=admin.token))["data"]) == 20
     assert len(ok(await client.get(NOTE, params={"limit_page_length": "30"}, headers=admin.token))["data"]) == 25
 
@@ -122,7 +114,7 @@ async def capped(site: Site, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[h
 
 
 async def test_list_page_length_is_capped(capped: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, *({"title": f"c{i}"} for i in range(8)))
+    await insert_notes(ctx, *({"title": f"c{i}"} for i in range(8)))
     for length in ("100", "0"):  # 0 means "up to the cap", never "everything"
         rows = ok(await capped.get(NOTE, params={"limit_page_length": length}, headers=admin.token))["data"]
         assert len(rows) == 5, length
@@ -132,7 +124,7 @@ async def test_list_page_length_is_capped(capped: httpx.AsyncClient, admin: ApiU
 
 
 async def test_list_group_by_count(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, {"title": "a", "status": "Open"}, {"title": "b", "status": "Closed"},
+    await insert_notes(ctx, {"title": "a", "status": "Open"}, {"title": "b", "status": "Closed"},
                  {"title": "c", "status": "Closed"})
     rows = ok(await client.get(NOTE, params={"fields": '["status", "count(name) as count"]', "group_by": "status",
                                              "order_by": "status asc"}, headers=admin.token))["data"]
@@ -140,7 +132,7 @@ async def test_list_group_by_count(client: httpx.AsyncClient, admin: ApiUser, ct
 
 
 async def test_list_as_dict_0_gives_lists(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, {"title": "x", "count": 4})
+    await insert_notes(ctx, {"title": "x", "count": 4})
     rows = ok(await client.get(NOTE, params={"fields": '["title", "count"]', "as_dict": "0"},
                                headers=admin.token))["data"]
     assert rows == [["x", 4]]
@@ -148,7 +140,7 @@ async def test_list_as_dict_0_gives_lists(client: httpx.AsyncClient, admin: ApiU
 
 async def test_list_stable_default_order_pages_without_gaps(client: httpx.AsyncClient, admin: ApiUser,
                                                             ctx: Context) -> None:
-    names = await _notes(ctx, *({"title": f"s{i}"} for i in range(45)))
+    names = await insert_notes(ctx, *({"title": f"s{i}"} for i in range(45)))
     # force ties on the default sort key: every document in the same instant
     await ctx.db.collection("test_note").update_many({}, {"$set": {"creation": "2024-01-01 00:00:00.000000"}})
     seen: list[str] = []
@@ -173,14 +165,14 @@ async def test_list_doctype_sort_field_is_default(client: httpx.AsyncClient, adm
 
 
 async def test_list_bad_parameters_are_417(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, {"title": "a"})
+    await insert_notes(ctx, {"title": "a"})
     for params in ({"limit_page_length": "ten"}, {"limit_start": "-1"}, {"fields": "not json"},
                    {"filters": "{broken"}, {"as_dict": "maybe"}, {"order_by": "title; drop"}):
         refused(await client.get(NOTE, params=params, headers=admin.token), 417)
 
 
 async def test_list_permission(client: httpx.AsyncClient, ctx: Context, admin: ApiUser) -> None:
-    await _notes(ctx, {"title": "a"})
+    await insert_notes(ctx, {"title": "a"})
     nobody = await make_user(ctx, "nobody@example.com", [])
     refused(await client.get(NOTE, headers=nobody.token), 403, "PermissionError")
     refused(await client.get(NOTE), 403, "PermissionError")  # Guest
@@ -271,7 +263,7 @@ async def test_get_missing_is_404(client: httpx.AsyncClient, admin: ApiUser) -> 
 
 async def test_get_one_hides_fields_above_permlevel(client: httpx.AsyncClient, ctx: Context,
                                                    admin: ApiUser) -> None:
-    [name] = await _notes(ctx, {"title": "secretive", "reviewer_note": "hidden"})
+    [name] = await insert_notes(ctx, {"title": "secretive", "reviewer_note": "hidden"})
     reader = await make_user(ctx, "reader@example.com", ["Test Reader"])
     doc = ok(await client.get(f"{NOTE}/{name}", headers=reader.token))["data"]
     assert doc["title"] == "secretive" and "reviewer_note" not in doc
@@ -376,7 +368,7 @@ async def test_put_bad_value_type_names_field(client: httpx.AsyncClient, admin: 
 
 
 async def test_put_needs_write_right(client: httpx.AsyncClient, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "t", "count": 1})
+    [name] = await insert_notes(ctx, {"title": "t", "count": 1})
     reader = await make_user(ctx, "reader@example.com", ["Test Reader"])
     refused(await client.put(f"{NOTE}/{name}", json={"count": 5}, headers=reader.token), 403, "PermissionError")
     assert (await ctx.db.collection("test_note").find_one({"_id": name}))["count"] == 1
@@ -405,7 +397,7 @@ async def test_delete_submitted_and_linked_refused(client: httpx.AsyncClient, ad
 
 
 async def test_delete_needs_delete_right(client: httpx.AsyncClient, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "t"})
+    [name] = await insert_notes(ctx, {"title": "t"})
     reader = await make_user(ctx, "reader@example.com", ["Test Reader"])
     refused(await client.delete(f"{NOTE}/{name}", headers=reader.token), 403, "PermissionError")
     assert await ctx.db.collection("test_note").count_documents({"_id": name}) == 1
@@ -429,7 +421,7 @@ async def test_run_method_submit_and_cancel(client: httpx.AsyncClient, admin: Ap
                                     "db_set", "nonexistent", ""])
 async def test_run_method_not_whitelisted_is_403(client: httpx.AsyncClient, admin: ApiUser, ctx: Context,
                                                  method: str) -> None:
-    [name] = await _notes(ctx, {"title": "t"})
+    [name] = await insert_notes(ctx, {"title": "t"})
     r = await client.post(f"{NOTE}/{name}", json={"run_method": method}, headers=admin.token)
     refused(r, 403, "PermissionError")
     assert await ctx.db.collection("test_note").count_documents({"_id": name}) == 1
@@ -475,7 +467,7 @@ async def test_trailing_slash_and_url_encoded_doctype(client: httpx.AsyncClient,
 
 
 async def test_run_method_of_an_app(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "m", "count": 1})
+    [name] = await insert_notes(ctx, {"title": "m", "count": 1})
     url = f"{NOTE}/{name}"
     assert ok(await client.post(url, json={"run_method": "bump", "by": 2}, headers=admin.token)) == {"data": 3}
     assert ok(await client.post(url, data={"run_method": "bump", "by": "4"}, headers=admin.token)) == {"data": 7}
@@ -497,7 +489,8 @@ async def test_run_method_of_an_app(client: httpx.AsyncClient, admin: ApiUser, c
 
 
 async def test_list_more_operators(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, {"title": "alpha", "count": 1}, {"title": "beta", "count": 2}, {"title": "gamma", "count": 3})
+    await insert_notes(ctx, {"title": "alpha", "count": 1}, {"title": "beta", "count": 2},
+                       {"title": "gamma", "count": 3})
 
     async def titles(filters: str) -> list[str]:
         rows = ok(await client.get(NOTE, params={"fields": '["title"]', "filters": filters},
@@ -573,7 +566,5 @@ async def test_a_custom_field_added_by_another_process_is_served(site: Site, adm
             assert ok(await web.get("/api/resource/Test Note", params=params, headers=admin.token))["data"] == [
                 {"name": (await ctx.db.collection("test_note").find_one({}))["_id"]}]
         finally:
-            await ctx.db.collection("custom_field").delete_many({})
-            await site.meta.bump()
-            await sync_doctype(site, "Test Note")
+            await drop_custom_fields(site, ["Test Note"])
     await other.close_services()

@@ -17,7 +17,7 @@ from engine.site import Site
 from server.app import create_app
 from server.openapi import openapi_document
 from tests.server.conftest import ApiUser, make_user
-from tests.server.helpers import ok
+from tests.server.helpers import insert_notes, ok
 
 V2 = "/api/v2"
 NOTE = f"{V2}/document/Test Note"
@@ -51,14 +51,6 @@ def v2_error(r: httpx.Response, status: int, exc_type: str | None = None, *,
     return body
 
 
-async def _notes(ctx: Context, *values: dict[str, Any]) -> list[str]:
-    names = []
-    async with unit_of_work(ctx):
-        for v in values:
-            names.append((await new_doc(ctx, "Test Note", v).insert()).name)
-    return names
-
-
 async def _order(client: httpx.AsyncClient, admin: ApiUser, **extra: Any) -> dict[str, Any]:
     if (await client.get(f"{CUSTOMER}/Acme", headers=admin.token)).status_code == 404:
         ok(await client.post(CUSTOMER, json={"customer_name": "Acme", "region": "North"}, headers=admin.token))
@@ -74,7 +66,7 @@ async def _stored(ctx: Context, name: str) -> dict[str, Any] | None:
 # -- list ------------------------------------------------------------------------------------------------
 
 async def test_list_envelope_keeps_nulls(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "a", "count": 1})
+    [name] = await insert_notes(ctx, {"title": "a", "count": 1})
     body = ok(await client.get(NOTE, headers=admin.token))
     assert body == {"data": [{"name": name}], "has_next_page": False}  # default fields: name only
     body = ok(await client.get(NOTE, params={"fields": '["title", "body", "count"]'}, headers=admin.token))
@@ -85,7 +77,7 @@ async def test_list_envelope_keeps_nulls(client: httpx.AsyncClient, admin: ApiUs
 
 
 async def test_has_next_page_at_the_boundary(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, *({"title": f"n{i}", "count": i} for i in range(5)))
+    await insert_notes(ctx, *({"title": f"n{i}", "count": i} for i in range(5)))
 
     async def page(**params: str) -> tuple[list[int], bool]:
         body = ok(await client.get(NOTE, params={"fields": '["count"]', "order_by": "count asc", **params},
@@ -101,16 +93,16 @@ async def test_has_next_page_at_the_boundary(client: httpx.AsyncClient, admin: A
 
 
 async def test_default_limit_is_20(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, *({"title": f"p{i}"} for i in range(20)))
+    await insert_notes(ctx, *({"title": f"p{i}"} for i in range(20)))
     body = ok(await client.get(NOTE, headers=admin.token))
     assert len(body["data"]) == 20 and body["has_next_page"] is False
-    await _notes(ctx, {"title": "p20"})
+    await insert_notes(ctx, {"title": "p20"})
     body = ok(await client.get(NOTE, headers=admin.token))
     assert len(body["data"]) == 20 and body["has_next_page"] is True
 
 
 async def test_start_pages_through_without_gaps(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    names = await _notes(ctx, *({"title": f"s{i}"} for i in range(23)))
+    names = await insert_notes(ctx, *({"title": f"s{i}"} for i in range(23)))
     seen: list[str] = []
     start, more = 0, True
     while more:
@@ -131,11 +123,11 @@ async def capped(site: Site, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[h
 
 async def test_limit_is_capped_and_next_page_still_known(capped: httpx.AsyncClient, admin: ApiUser,
                                                          ctx: Context) -> None:
-    await _notes(ctx, *({"title": f"c{i}"} for i in range(5)))
+    await insert_notes(ctx, *({"title": f"c{i}"} for i in range(5)))
     for limit in ("5", "100", "0"):  # 0 means "up to the cap", as in v1
         body = ok(await capped.get(NOTE, params={"limit": limit}, headers=admin.token))
         assert len(body["data"]) == 5 and body["has_next_page"] is False, limit  # exactly a full page
-    await _notes(ctx, {"title": "c5"})
+    await insert_notes(ctx, {"title": "c5"})
     for limit in ("5", "100", "0"):  # the row past the cap is read to know there is a next page
         body = ok(await capped.get(NOTE, params={"limit": limit}, headers=admin.token))
         assert len(body["data"]) == 5 and body["has_next_page"] is True, limit
@@ -144,7 +136,7 @@ async def test_limit_is_capped_and_next_page_still_known(capped: httpx.AsyncClie
 
 
 async def test_list_filters_order_and_group_by(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    await _notes(ctx, {"title": "one", "count": 1, "status": "Open"},
+    await insert_notes(ctx, {"title": "one", "count": 1, "status": "Open"},
                  {"title": "two", "count": 5, "status": "Closed"},
                  {"title": "three", "count": 9, "status": "Closed"})
 
@@ -179,7 +171,7 @@ async def test_list_filters_order_and_group_by(client: httpx.AsyncClient, admin:
 ])
 async def test_list_bad_parameters_are_417(client: httpx.AsyncClient, admin: ApiUser, ctx: Context,
                                            params: dict[str, str], field: str | None) -> None:
-    await _notes(ctx, {"title": "a"})
+    await insert_notes(ctx, {"title": "a"})
     body = v2_error(await client.get(NOTE, params=params, headers=admin.token), 417, field=field)
     assert body["errors"][0]["type"] in ("DataError", "ValidationError", "FieldTypeError")
     filters = {k: v for k, v in params.items() if k in ("filters", "or_filters")}
@@ -200,7 +192,7 @@ async def test_restricted_user_sees_only_permitted_rows_and_count_agrees(client:
     owner = await make_user(ctx, "owner@example.com", ["Test Owner"])  # if_owner: only their own notes
     mine = [ok(await client.post(NOTE, json={"title": f"mine{i}"}, headers=owner.token))["data"]["name"]
             for i in range(3)]
-    others = await _notes(ctx, *({"title": f"admin{i}"} for i in range(4)))
+    others = await insert_notes(ctx, *({"title": f"admin{i}"} for i in range(4)))
 
     body = ok(await client.get(NOTE, params={"limit": "2"}, headers=owner.token))
     assert len(body["data"]) == 2 and body["has_next_page"] is True
@@ -228,7 +220,7 @@ async def test_restricted_user_sees_only_permitted_rows_and_count_agrees(client:
 
 
 async def test_no_right_or_no_credentials_is_403(client: httpx.AsyncClient, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "t"})
+    [name] = await insert_notes(ctx, {"title": "t"})
     nobody = await make_user(ctx, "nobody@example.com", [])
     for headers in (nobody.token, {}):  # a user without a role on the doctype, and Guest
         v2_error(await client.get(NOTE, headers=headers), 403, "PermissionError")
@@ -286,7 +278,7 @@ async def test_child_tables_and_docstatus(client: httpx.AsyncClient, admin: ApiU
 
 
 async def test_read_hides_fields_above_permlevel(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "secretive", "reviewer_note": "hidden"})
+    [name] = await insert_notes(ctx, {"title": "secretive", "reviewer_note": "hidden"})
     reader = await make_user(ctx, "reader@example.com", ["Test Reader"])
     doc = ok(await client.get(f"{NOTE}/{name}", headers=reader.token))["data"]
     assert doc["title"] == "secretive" and "reviewer_note" not in doc
@@ -344,7 +336,7 @@ async def test_names_with_slashes_and_encoded_doctype(client: httpx.AsyncClient,
 
 async def test_document_method_returns_data_and_docs(client: httpx.AsyncClient, admin: ApiUser,
                                                      ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "m", "count": 1})
+    [name] = await insert_notes(ctx, {"title": "m", "count": 1})
     url = f"{NOTE}/{name}/method"
     body = ok(await client.post(f"{url}/bump", json={"by": 2}, headers=admin.token))
     assert set(body) == {"data", "docs"} and body["data"] == 3
@@ -416,7 +408,7 @@ async def test_copy_is_a_clean_new_document(client: httpx.AsyncClient, admin: Ap
 
 
 async def test_copy_leaves_out_fields_the_caller_cannot_read(client: httpx.AsyncClient, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "secretive", "reviewer_note": "hidden", "code": "C1"})
+    [name] = await insert_notes(ctx, {"title": "secretive", "reviewer_note": "hidden", "code": "C1"})
     reader = await make_user(ctx, "reader@example.com", ["Test Reader"])
     copy = ok(await client.get(f"{NOTE}/{name}/copy", headers=reader.token))["data"]
     assert copy["title"] == "secretive" and copy["code"] == "C1" and "reviewer_note" not in copy
@@ -438,7 +430,7 @@ async def test_method_result_goes_in_data(client: httpx.AsyncClient, admin: ApiU
     body = ok(await client.get(f"{FX}.notify", headers=admin.token))
     assert body == {"data": "done", "messages": [{"message": "Saved it", "indicator": "green", "title": "T",
                                                   "alert": 1}]}
-    await _notes(ctx, {"title": "a"}, {"title": "b"})
+    await insert_notes(ctx, {"title": "a"}, {"title": "b"})
     rows = ok(await client.get(f"{M}/frappe.client.get_list", params={"doctype": "Test Note", "fields": '["title"]',
                                                                       "order_by": "title asc"}, headers=admin.token))
     assert rows == {"data": [{"title": "a"}, {"title": "b"}]}
@@ -596,7 +588,7 @@ async def test_wrong_http_method_is_405(client: httpx.AsyncClient, admin: ApiUse
 
 
 async def test_malformed_json_is_400(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "t"})
+    [name] = await insert_notes(ctx, {"title": "t"})
     headers = {**admin.token, "Content-Type": "application/json"}
     for method, path in (("POST", NOTE), ("PATCH", f"{NOTE}/{name}"), ("POST", f"{NOTE}/{name}/method/bump"),
                          ("POST", f"{FX}.echo")):
@@ -652,7 +644,7 @@ async def test_exception_only_in_developer_mode(site: Site, admin: ApiUser) -> N
 # -- v1 is unchanged -----------------------------------------------------------------------------------------------
 
 async def test_v1_routes_keep_their_shapes(client: httpx.AsyncClient, admin: ApiUser, ctx: Context) -> None:
-    [name] = await _notes(ctx, {"title": "v1"})
+    [name] = await insert_notes(ctx, {"title": "v1"})
     for prefix in ("/api", "/api/v1"):
         assert ok(await client.get(f"{prefix}/resource/Test Note", headers=admin.token)) == {"data": [{"name": name}]}
         doc = ok(await client.get(f"{prefix}/resource/Test Note/{name}", headers=admin.token))["data"]

@@ -13,7 +13,7 @@ from engine.context import Context, unit_of_work
 from engine.documents.factory import get_doc, new_doc
 from engine.documents.rename import rename
 from engine.files.upload import upload_file
-from engine.migrate import sync_doctype
+from tests.support.custom_fields import drop_custom_fields
 
 
 @pytest.fixture
@@ -25,10 +25,7 @@ async def dynamic_ctx(ctx: Context) -> AsyncIterator[Context]:
         await new_doc(ctx, "Custom Field", dt=dt, fieldname="ref_name", fieldtype="Dynamic Link",
                       options="ref_type", label="Ref Name").insert()
     yield ctx
-    await ctx.db.collection("custom_field").delete_many({})
-    await ctx.site.meta.bump()
-    for dt in ("Test Note", "Test Order Item"):
-        await sync_doctype(ctx.site, dt)
+    await drop_custom_fields(ctx.site, ["Test Note", "Test Order Item"])
 
 
 async def _customer(ctx: Context, name: str) -> None:

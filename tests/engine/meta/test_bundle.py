@@ -19,6 +19,7 @@ from engine.meta.bundle import doctype_meta, meta_bundle, parent_doctype, read_s
 from engine.meta.record import doctype_record
 from engine.migrate import sync_doctype
 from engine.site import Site
+from tests.support.custom_fields import drop_custom_fields
 
 REPO = Path(__file__).resolve().parents[3]
 VIOLATION_JS = REPO / "apps" / "workforce_scoring" / "doctype" / "warehouse_violation" / "warehouse_violation.js"
@@ -34,10 +35,7 @@ async def synced(ctx: Context) -> AsyncIterator[Context]:
         await sync_doctype(ctx.site, doctype)
     yield ctx
     if await ctx.db.collection("custom_field").count_documents({}):
-        await ctx.db.collection("custom_field").delete_many({})
-        await ctx.site.meta.bump()
-        for doctype in USED:
-            await sync_doctype(ctx.site, doctype)
+        await drop_custom_fields(ctx.site, USED)
 
 
 async def stored(ctx: Context, doctype: str) -> dict[str, object]:
