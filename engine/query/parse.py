@@ -111,7 +111,7 @@ def make_cond(meta: Meta, field: Any, op: Any, value: Any, *, table: str | None 
     """One checked condition. `meta` is the child's meta when `table` is given."""
     fieldname = check_field(meta, field, child=table is not None)
     operator = parse_operator(op)
-    _refuse_operators(value)
+    _refuse_operators(value, fieldname)
     if operator in TREE_OPS:
         if table is not None or not meta.is_tree:
             raise exc.DataError(_("Operator {0} needs a tree doctype; {1} is not one",
@@ -161,12 +161,12 @@ def parse_operator(op: Any) -> Op:
     return operator
 
 
-def _refuse_operators(value: Any) -> None:
+def _refuse_operators(value: Any, field: str) -> None:
     if isinstance(value, dict):
-        raise exc.DataError(_("Invalid filter value: values are data, never query operators"))
+        raise exc.DataError(_("Invalid filter value: values are data, never query operators"), field=field)
     if isinstance(value, list | tuple):
         for item in value:
-            _refuse_operators(item)
+            _refuse_operators(item, field)
 
 
 def _check_value(field: str, op: Op, value: Any) -> Any:
