@@ -7,16 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine import permissions
 from engine.context import Context
-from engine.documents.document import Document
 from engine.meta.bundle import meta_bundle, parent_doctype
-from engine.meta.schema import RIGHTS
 from engine.methods.args import bool_arg
 from engine.methods.client import load_for, readable_dict
+from engine.methods.docinfo import docinfo
 from engine.whitelisted import whitelist
-
-SUBMIT_RIGHTS = frozenset({"submit", "cancel", "amend"})
 
 
 @whitelist(path="fw.desk.form.load.getdoctype")
@@ -45,17 +41,17 @@ async def getdoc(ctx: Context, doctype: str, name: str) -> None:
     """One document for a form in `docs` (as the caller may read it, nulls left out) and `docinfo`.
 
     Needs read permission on the document (row conditions included); a missing document is a 404.
-    `docinfo` holds `doctype`, `name` and `permissions`: each right (0/1) the caller has on it.
+    `docinfo` (engine.methods.docinfo): the caller's `permissions` on it (each right, 0/1),
+    `attachments`, the `versions` it may read, `user_info`, and Frappe's other keys empty.
     """
     doc = await load_for(ctx, doctype, name, "read")
     ctx.response["docs"] = [await readable_dict(ctx, doc, no_nulls=True)]
-    ctx.response["docinfo"] = {"doctype": doc.doctype, "name": doc.name,
-                               "permissions": await doc_permissions(ctx, doc)}
+    ctx.response["docinfo"] = await docinfo(ctx, doc)
 
 
-async def doc_permissions(ctx: Context, doc: Document) -> dict[str, int]:
-    """Every right (Frappe's `get_doc_permissions`) as 0/1. A right no role grants costs nothing; a
-    granted one re-checks `if_owner`, row conditions and `has_permission` hooks for that right."""
-    submittable = doc.meta.is_submittable  # Frappe drops these rights of other doctypes, even for Administrator
-    return {right: int((submittable or right not in SUBMIT_RIGHTS)
-                       and await permissions.has_permission(ctx, doc.doctype, right, doc)) for right in RIGHTS}
+@whitelist(path="fw.desk.form.load.get_docinfo")
+async def get_docinfo(ctx: Context, doctype: str, name: str) -> None:
+    """The form's `docinfo` alone (the Desk reloads it after an attachment or a save), in the
+    top-level `docinfo` key. Needs read permission on the document."""
+    doc = await load_for(ctx, doctype, name, "read")
+    ctx.response["docinfo"] = await docinfo(ctx, doc)

@@ -5,6 +5,7 @@ resource API; static assets; the OpenAPI document and a fuzz of the two function
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -21,7 +22,8 @@ from schemathesis import GenerationMode
 
 from engine.assets import build
 from engine.context import Context, unit_of_work
-from engine.documents.factory import new_doc
+from engine.documents.factory import get_doc, new_doc
+from engine.files.upload import upload_file
 from engine.migrate import sync_doctype
 from engine.site import Site
 from server.app import create_app
@@ -141,6 +143,58 @@ async def test_getdoc_sends_the_document_and_docinfo(client: httpx.AsyncClient, 
     rights = ok(await client.post("/api/method/frappe.desk.form.load.getdoc", headers=admin.token,
                                   json={"doctype": "Test Customer", "name": name}))["docinfo"]["permissions"]
     assert rights["write"] == rights["delete"] == 1 and rights["submit"] == 0  # not submittable
+
+
+async def test_docinfo_attachments_versions_and_users(client: httpx.AsyncClient, reader: ApiUser,
+                                                      admin: ApiUser, synced: Context) -> None:
+    """Test Order tracks changes; `internal_cost` (a Custom Field at permlevel 1) is above the
+    reader's levels, so its changes never reach the reader's timeline."""
+    ctx = synced
+    await _customer(ctx, "Acme")
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Custom Field", dt="Test Order", fieldname="internal_cost", fieldtype="Currency",
+                      label="Internal Cost", permlevel=1).insert()
+    async with unit_of_work(ctx):
+        order = await new_doc(ctx, "Test Order", customer="Acme", posting_date="2024-05-01",
+                              items=[{"item": "A", "qty": 1, "rate": 5}]).insert()
+    async with unit_of_work(ctx):
+        order = await get_doc(ctx, "Test Order", order.name)
+        order.remarks, order.internal_cost = "rush", 12.5
+        await order.save()
+    async with unit_of_work(ctx):
+        order = await get_doc(ctx, "Test Order", order.name)
+        order.internal_cost = 99
+        await order.save()
+    async with unit_of_work(ctx):
+        attached = await upload_file(ctx, content=b"receipt", file_name="receipt.txt", is_private=1,
+                                     doctype="Test Order", docname=order.name)
+    params = {"doctype": "Test Order", "name": order.name}
+
+    info = ok(await client.get(f"{LOAD}.getdoc", params=params, headers=reader.token))["docinfo"]
+    assert [(a["name"], a["file_name"], a["is_private"]) for a in info["attachments"]] == [
+        (attached.name, "receipt.txt", 1)]
+    versions = [json.loads(v["data"]) for v in info["versions"]]  # JSON text, as Frappe sends it
+    assert versions == [  # newest first; the change to internal_cost alone is not shown at all
+        {"changed": [["remarks", None, "rush"]], "added": [], "removed": [], "row_changed": []},
+        {"created": True},
+    ]
+    assert info["user_info"]["Administrator"]["fullname"] == "Administrator"
+    assert info["comments"] == [] and info["assignments"] == [] and info["tags"] == ""
+    # the reader can open the private attachment because it may read the order
+    served = await client.get(attached.file_url, headers=reader.token)
+    assert served.status_code == 200 and served.content == b"receipt"
+
+    # Administrator reads every permlevel: every change
+    full = ok(await client.get(f"{LOAD}.getdoc", params=params, headers=admin.token))["docinfo"]
+    changed = [json.loads(v["data"]).get("changed") for v in full["versions"]]
+    assert changed == [[["internal_cost", 12.5, 99.0]], [["remarks", None, "rush"], ["internal_cost", 0.0, 12.5]],
+                       None]
+
+    # get_docinfo alone: the same docinfo, the same permission check
+    alone = ok(await client.get(f"{LOAD}.get_docinfo", params=params, headers=reader.token))
+    assert alone == {"docinfo": info}
+    outsider = await make_user(ctx, "outsider@example.com", ["Test Nobody Else"])
+    refused(await client.get(f"{LOAD}.get_docinfo", params=params, headers=outsider.token), 403, "PermissionError")
 
 
 async def test_getdoc_checks_read_permission_and_row_conditions(client: httpx.AsyncClient, synced: Context) -> None:
