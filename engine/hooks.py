@@ -6,6 +6,7 @@ imported here, once; a path that does not resolve stops startup naming the app, 
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import json
@@ -57,11 +58,20 @@ def resolve_dotted(path: Any, where: str) -> Handler:
     return target
 
 
+@functools.lru_cache(maxsize=1024)
+def _accepted_keywords(fn: Handler) -> frozenset[str] | None:
+    """The keyword names `fn` takes, or None when it takes `**kwargs` (inspecting costs microseconds)."""
+    params = inspect.signature(fn).parameters
+    if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+        return None
+    return frozenset(params)
+
+
 def call_with_supported(fn: Handler, /, *args: Any, **kwargs: Any) -> Any:
     """Call `fn` with the keyword arguments its signature accepts (Frappe's hook convention)."""
-    params = inspect.signature(fn).parameters
-    if not any(p.kind is p.VAR_KEYWORD for p in params.values()):
-        kwargs = {k: v for k, v in kwargs.items() if k in params}
+    accepted = _accepted_keywords(fn)
+    if accepted is not None:
+        kwargs = {k: v for k, v in kwargs.items() if k in accepted}
     return fn(*args, **kwargs)
 
 
@@ -102,6 +112,7 @@ class AppRegistry:
     app_include_css: list[tuple[str, str]] = field(default_factory=list)
     reports: dict[str, Any] = field(default_factory=dict)
     _handler_cache: dict[tuple[str, str], tuple[Handler, ...]] = field(default_factory=dict)
+    _permission_hook_cache: dict[tuple[str, str], tuple[Handler, ...]] = field(default_factory=dict)
 
     @property
     def app_names(self) -> list[str]:
@@ -117,10 +128,22 @@ class AppRegistry:
             cached = self._handler_cache[key] = (*own, *star)
         return cached
 
-    def controller(self, doctype: str) -> type:
-        from engine.documents.document import Document
+    def permission_hooks(self, key: str, doctype: str) -> tuple[Handler, ...]:
+        """The `has_permission` or `permission_query_conditions` hooks (`key`) that apply to
+        `doctype`: its own, then those of "*". Asked on every permission check, so kept."""
+        cached = self._permission_hook_cache.get((key, doctype))
+        if cached is None:
+            hooks: dict[str, list[Handler]] = getattr(self, key)
+            cached = self._permission_hook_cache[(key, doctype)] = (*hooks.get(doctype, ()), *hooks.get("*", ()))
+        return cached
 
-        return self.controllers.get(doctype, Document)
+    def controller(self, doctype: str) -> type:
+        cls = self.controllers.get(doctype)
+        if cls is None:  # (imported here: the document module imports this one's neighbours)
+            from engine.documents.document import Document
+
+            cls = self.controllers[doctype] = Document
+        return cls
 
     # -- building ----------------------------------------------------------------------------
 

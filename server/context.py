@@ -15,7 +15,7 @@ from engine import exceptions as exc
 from engine.context import Context
 from engine.site import Site
 from engine.translation import _, languages
-from server.params import client_ip, csrf_form_token, form_dict
+from server.params import client_ip, csrf_form_token, form_dict, raw_header
 
 UNSAFE = frozenset({"POST", "PUT", "DELETE", "PATCH"})
 CSRF_HEADERS = ("x-frappe-csrf-token", "x-fw-csrf-token")
@@ -30,11 +30,26 @@ class Caller:
     via_header: bool = False
 
 
+# where the request's Context and Caller are kept, in the ASGI scope (cheaper than `request.state`,
+# whose missing attributes cost a raised AttributeError)
+_CTX, _CALLER = "fw.ctx", "fw.caller"
+
+
 def site_of(request: Request) -> Site:
     return request.app.state.site  # type: ignore[no-any-return]
 
 
-async def _header_user(site: Site, header: str, ip: str | None) -> str:
+def request_context(request: Request) -> Context | None:
+    """The request's Context once `context_for` built it (error responses read its language and messages)."""
+    return request.scope.get(_CTX)
+
+
+def request_caller(request: Request) -> Caller:
+    """Who is calling (after `context_for`): the user, and the cookie session if there is one."""
+    return request.scope[_CALLER]  # type: ignore[no-any-return]
+
+
+async def _header_user(site: Site, header: str, request: Request) -> str:
     scheme, _sep, value = header.strip().partition(" ")
     scheme = scheme.lower()
     value = value.strip()
@@ -52,14 +67,13 @@ async def _header_user(site: Site, header: str, ip: str | None) -> str:
             raise exc.CSRFTokenError(_("Invalid Authorization header: expected base64(<api_key>:<api_secret>)"))
     else:
         raise exc.AuthenticationError(_("Unsupported Authorization scheme {0}", scheme[:20]))
-    return await auth.user_for_api_key(site, key, secret, ip)
+    return await auth.user_for_api_key(site, key, secret, client_ip(request))
 
 
-async def identify(request: Request) -> Caller:
-    site = site_of(request)
-    header = request.headers.get("authorization")
+async def identify(request: Request, site: Site) -> Caller:
+    header = raw_header(request, b"authorization")
     if header:  # header auth wins and is CSRF-exempt, even with a stale desk cookie present
-        return Caller(await _header_user(site, header, client_ip(request)), via_header=True)
+        return Caller(await _header_user(site, header, request), via_header=True)
     sid = request.cookies.get("sid")
     if not sid and request.method in ("GET", "HEAD"):
         sid = request.query_params.get("sid")
@@ -110,19 +124,19 @@ def _accept_languages(header: str) -> list[str]:
 
 
 async def context_for(request: Request) -> Context:
-    """The request's Context (also kept on `request.state` for error responses)."""
-    state = request.state
-    existing = getattr(state, "ctx", None)
+    """The request's Context (also kept in the ASGI scope for error responses)."""
+    scope = request.scope
+    existing = scope.get(_CTX)
     if existing is not None:
         return existing  # type: ignore[no-any-return]
-    caller = await identify(request)
-    state.caller = caller
     site = site_of(request)
+    caller = await identify(request, site)
     await site.meta.refresh_if_stale()  # another process's Custom Field: at most one tiny read a second
     roles, language = await site.user_info(caller.user)
     if caller.user != "Guest" and roles == GUEST_ONLY:  # the user was disabled or deleted
-        caller = state.caller = Caller("Guest", session_expired=caller.session is not None)
-    ctx = Context(site, caller.user, lang=negotiate_language(request.headers.get("accept-language"), language),
+        caller = Caller("Guest", session_expired=caller.session is not None)
+    scope[_CALLER] = caller
+    ctx = Context(site, caller.user, lang=negotiate_language(raw_header(request, b"accept-language"), language),
                   roles=roles)
-    state.ctx = ctx
+    scope[_CTX] = ctx
     return ctx

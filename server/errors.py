@@ -20,6 +20,7 @@ from starlette.responses import Response
 
 from engine import exceptions as exc
 from engine.translation import _
+from server.context import negotiate_language, request_context
 from server.responses import json_response
 
 log = logging.getLogger("fw.server")
@@ -118,16 +119,14 @@ def _body(request: Request, error: exc.FwError, messages: list[dict[str, Any]], 
 def request_language(request: Request) -> str:
     """The language of the failed request: its context's, else negotiated from Accept-Language
     (an error handler runs after the request's context was unbound, so `_()` is told explicitly)."""
-    ctx = getattr(request.state, "ctx", None)
+    ctx = request_context(request)
     if ctx is not None:
         return str(ctx.lang)
-    from server.context import negotiate_language
-
     return negotiate_language(request.headers.get("accept-language"), None)
 
 
 def _messages(request: Request) -> list[dict[str, Any]]:
-    ctx = getattr(request.state, "ctx", None)
+    ctx = request_context(request)
     return list(ctx.messages) if ctx is not None else []
 
 

@@ -26,10 +26,11 @@ async def form_dict(request: Request) -> dict[str, Any]:
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     data, source = await _read_arguments(request)
-    token = data.pop("csrf_token", None)  # read by the CSRF check, never an argument (as in Frappe)
+    token = data.pop("csrf_token", None) if data else None  # read by the CSRF check, never an argument
     scope[_CSRF_FORM_TOKEN] = token if isinstance(token, str) else None
-    for key in DROPPED:
-        data.pop(key, None)
+    if data:  # (most reads of one document carry no arguments at all)
+        for key in DROPPED.intersection(data):
+            del data[key]
     scope[_FORM_SOURCE] = source
     scope[_FORM_DICT] = data
     return data
@@ -102,5 +103,15 @@ async def document_body(request: Request) -> dict[str, Any]:
     return args
 
 
+def raw_header(request: Request, name: bytes) -> str | None:
+    """A header's value read straight from the ASGI scope (`name` lowercase, as servers deliver them).
+    On the hot path instead of `request.headers.get`, which raises and catches a KeyError per absent header."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            return value.decode("latin-1")  # type: ignore[no-any-return]
+    return None
+
+
 def client_ip(request: Request) -> str | None:
-    return request.client.host if request.client else None
+    client = request.scope.get("client")  # read raw: `request.client` builds an Address per call
+    return client[0] if client else None

@@ -184,8 +184,7 @@ class _CoercePlan:
 
 async def _check_documents(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult) -> None:
     """Per-document rules, only where the doctype has them (`has_permission` hooks, permlevels)."""
-    hooks = ctx.site.apps.has_permission
-    per_document = bool(hooks.get(meta.name) or hooks.get("*"))
+    per_document = bool(ctx.site.apps.permission_hooks("has_permission", meta.name))
     if not per_document and (meta.permlevels == {0} or ctx.is_admin):
         return
     for index in list(docs):

@@ -33,7 +33,7 @@ async def get_doc(ctx: Context, doctype: str | Mapping[str, Any], name: str | No
 
     `get_doc(ctx, {"doctype": "X", ...})` builds a new document, as in Frappe.
     """
-    if isinstance(doctype, Mapping):
+    if not isinstance(doctype, str) and isinstance(doctype, Mapping):  # (str first: the cheap, common check)
         data = dict(doctype)
         dt = data.pop("doctype", None)
         if not isinstance(dt, str):

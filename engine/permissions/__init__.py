@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from engine import exceptions as exc
 from engine.hooks import call_with_supported
 from engine.meta import fieldtypes
-from engine.permissions import core_rules
+from engine.permissions import core_rules, rows
 from engine.permissions.roles import Grant, rights_for
 from engine.translation import _
 
@@ -56,9 +56,10 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: D
     owner = doc.stored_value("owner") if stored else doc.get("owner")
     if grant is Grant.OWNER and ptype != "create" and (owner or ctx.user) != ctx.user:
         return False
-    if stored and ptype != "create" and doc.get("name") and not await _meets_row_conditions(ctx, meta, doc.name):
+    if stored and ptype != "create" and ctx.site.apps.permission_hooks("permission_query_conditions", doctype) \
+            and doc.get("name") and not await rows.document_matches(ctx, meta, doc.name):
         return False
-    for hook in (*ctx.site.apps.has_permission.get(doctype, ()), *ctx.site.apps.has_permission.get("*", ())):
+    for hook in ctx.site.apps.permission_hooks("has_permission", doctype):
         verdict = call_with_supported(hook, doc=doc, ptype=ptype, user=ctx.user, ctx=ctx)
         if inspect.isawaitable(verdict):
             verdict = await verdict
@@ -66,15 +67,6 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: D
             return False
     rule = core_rules.rule_for(doctype)
     return rule is None or bool(await rule.has_permission(ctx, doc, ptype))
-
-
-async def _meets_row_conditions(ctx: Context, meta: Meta, name: str) -> bool:
-    hooks = ctx.site.apps.permission_query_conditions
-    if not (hooks.get(meta.name) or hooks.get("*")):
-        return True
-    from engine.permissions.rows import document_matches
-
-    return await document_matches(ctx, meta, name)
 
 
 def _denied(doctype: str, ptype: str, name: str | None = None) -> exc.PermissionError:
@@ -99,8 +91,6 @@ async def row_filter(ctx: Context, meta: Meta, ptype: str = "read") -> Node | No
 
     Raises PermissionError when the user may not read the doctype at all.
     """
-    from engine.permissions.rows import build_row_filter
-
     if ctx.is_admin:
         return None
     grant = await _grant(ctx, meta, ptype)
@@ -108,7 +98,7 @@ async def row_filter(ctx: Context, meta: Meta, ptype: str = "read") -> Node | No
         grant = await _grant(ctx, meta, "select")
     if grant is Grant.NONE:
         raise _denied(meta.name, ptype)
-    return await build_row_filter(ctx, meta, owner_only=grant is Grant.OWNER)
+    return await rows.build_row_filter(ctx, meta, owner_only=grant is Grant.OWNER)
 
 
 async def reads_every_row(ctx: Context, doctype: str) -> bool:
@@ -119,8 +109,7 @@ async def reads_every_row(ctx: Context, doctype: str) -> bool:
     meta = ctx.meta(doctype)
     if meta.istable or not await has_permission(ctx, doctype, "read"):
         return False
-    hooks = ctx.site.apps.has_permission
-    if hooks.get(meta.name) or hooks.get("*"):
+    if ctx.site.apps.permission_hooks("has_permission", meta.name):
         return False
     return await row_filter(ctx, meta, "read") is None
 

@@ -24,8 +24,7 @@ async def build_row_filter(ctx: Context, meta: Meta, *, owner_only: bool) -> Nod
     parts: list[Node] = []
     if owner_only:
         parts.append(Cond("owner", Op.EQ, ctx.user))
-    hooks = ctx.site.apps.permission_query_conditions
-    for fn in (*hooks.get(meta.name, ()), *hooks.get("*", ())):
+    for fn in ctx.site.apps.permission_hooks("permission_query_conditions", meta.name):
         result = call_with_supported(fn, user=ctx.user, doctype=meta.name, ctx=ctx)
         if inspect.isawaitable(result):
             result = await result

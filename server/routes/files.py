@@ -142,7 +142,7 @@ async def upload_file(request: Request,
             url_race = isinstance(e, exc.UniqueValidationError) and e.field == "uploaded_url"
             if attempt == TRANSIENT_RETRIES or not (url_race or isinstance(e, exc.TransientError)):
                 raise
-            request.state.ctx.messages.clear()
+            ctx.messages.clear()
             await asyncio.sleep(random.uniform(0, 0.01 * 2 ** attempt))
     return respond(ctx, result)
 

@@ -12,7 +12,7 @@ from starlette.responses import Response
 from engine import auth
 from engine.context import bind
 from engine.translation import _
-from server.context import context_for, site_of
+from server.context import context_for, request_caller, site_of
 from server.params import client_ip, form_dict
 from server.responses import json_response
 
@@ -44,7 +44,7 @@ async def login(request: Request) -> Response:
 
 async def logout(request: Request) -> Response:
     ctx = await context_for(request)
-    caller = request.state.caller
+    caller = request_caller(request)
     if caller.session is not None:
         await site_of(request).sessions.delete(caller.session.sid_hash)
     response = json_response({})
@@ -57,7 +57,7 @@ async def logout(request: Request) -> Response:
 async def csrf_token(request: Request) -> Response:
     """A CSRF token bound to the cookie session (the web UI fetches it once and sends it back)."""
     ctx = await context_for(request)
-    caller = request.state.caller
+    caller = request_caller(request)
     if caller.session is None:
         from engine import exceptions as exc
 

@@ -26,7 +26,7 @@ from engine.methods.args import bool_arg, json_arg
 from engine.query import listing
 from engine.site import Site
 from engine.translation import _
-from server.context import context_for, site_of
+from server.context import context_for, request_caller, site_of
 from server.params import document_body, form_dict
 from server.responses import json_response
 from server.routes import files
@@ -296,7 +296,7 @@ async def _call_whitelisted(request: Request, find: Callable[[Context], whitelis
 async def csrf_token(request: Request) -> Response:
     """The cookie session's CSRF token, in `data` (v1 answers it in `message`)."""
     ctx = await context_for(request)
-    session = request.state.caller.session
+    session = request_caller(request).session
     if session is None:
         raise exc.PermissionError(_("A CSRF token needs a logged-in session"))
     return respond(ctx, await site_of(request).sessions.csrf_token(session))
