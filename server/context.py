@@ -49,7 +49,8 @@ def request_caller(request: Request) -> Caller:
     return request.scope[_CALLER]  # type: ignore[no-any-return]
 
 
-async def _header_user(site: Site, header: str, request: Request) -> str:
+async def header_user(site: Site, header: str, ip: str | None) -> str:
+    """The user an `Authorization: token|Basic` header authenticates (also the realtime server's check)."""
     scheme, _sep, value = header.strip().partition(" ")
     scheme = scheme.lower()
     value = value.strip()
@@ -67,13 +68,13 @@ async def _header_user(site: Site, header: str, request: Request) -> str:
             raise exc.CSRFTokenError(_("Invalid Authorization header: expected base64(<api_key>:<api_secret>)"))
     else:
         raise exc.AuthenticationError(_("Unsupported Authorization scheme {0}", scheme[:20]))
-    return await auth.user_for_api_key(site, key, secret, client_ip(request))
+    return await auth.user_for_api_key(site, key, secret, ip)
 
 
 async def identify(request: Request, site: Site) -> Caller:
     header = raw_header(request, b"authorization")
     if header:  # header auth wins and is CSRF-exempt, even with a stale desk cookie present
-        return Caller(await _header_user(site, header, request), via_header=True)
+        return Caller(await header_user(site, header, client_ip(request)), via_header=True)
     sid = request.cookies.get("sid")
     if not sid and request.method in ("GET", "HEAD"):
         sid = request.query_params.get("sid")

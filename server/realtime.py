@@ -36,10 +36,11 @@ async def _user_from_environ(site: Site, environ: dict[str, Any], auth_data: Any
     if not header and isinstance(auth_data, dict):
         header = auth_data.get("authorization")
     if header:
-        from server.context import _header_user
+        from server.context import header_user
 
-        try:
-            return await _header_user(site, header, None)
+        client = (environ.get("asgi.scope") or {}).get("client")  # (engineio's REMOTE_ADDR is a placeholder)
+        try:  # with the client's address, so failed keys count towards its lockout as over HTTP
+            return await header_user(site, header, client[0] if client else None)
         except exc.FwError:
             return None
     cookie = SimpleCookie()

@@ -185,7 +185,7 @@ class _CoercePlan:
 async def _check_documents(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult) -> None:
     """Per-document rules, only where the doctype has them (`has_permission` hooks, permlevels)."""
     per_document = bool(ctx.site.apps.permission_hooks("has_permission", meta.name))
-    if not per_document and (meta.permlevels == {0} or ctx.is_admin):
+    if not per_document and (not meta.has_permlevels or ctx.is_admin):
         return
     for index in list(docs):
         try:

@@ -228,6 +228,7 @@ class Meta:
         # what queries may name: every field but passwords (their stored hashes never leave the engine)
         self.queryable: frozenset[str] = self.fieldnames - {f.fieldname for f in self.password_fields}
         self.permlevels = frozenset(f.permlevel for f in fields if f.fieldname) | {0}
+        self.has_permlevels = self.permlevels != {0}  # any field above level 0 (asked per request)
         # the list queries parsed against this meta (engine/query/listing.py); a reload starts afresh
         self.query_plans: dict[Any, Any] = {}
         # the DocType record and Desk bundle built from this meta (engine/meta/record.py, bundle.py)

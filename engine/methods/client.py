@@ -90,12 +90,11 @@ async def get_list(ctx: Context, doctype: str, fields: Any = None, filters: Any 
 async def list_rows(ctx: Context, doctype: str, *, fields: Any = None, filters: Any = None, group_by: Any = None,
                     order_by: Any = None, limit_start: Any = None, limit_page_length: Any = 20, as_dict: Any = True,
                     or_filters: Any = None, limit: Any = None, drop_nulls: bool = False, **_ignored: Any) -> list[Any]:
-    """`get_list` from request-style arguments (JSON strings, string booleans); the REST list route
-    asks for `drop_nulls` (Frappe's v1 responses leave nulls out)."""
-    filters, or_filters = json_arg(filters, "filters"), json_arg(or_filters, "or_filters")
-    fields = json_arg(fields, "fields", kinds=(list, str)) if fields else None
+    """`get_list` from request-style arguments (string booleans; `fields`, `filters` and `or_filters`
+    as JSON strings, which the query layer parses itself and remembers its plans by); the REST list
+    route asks for `drop_nulls` (Frappe's v1 responses leave nulls out)."""
     return await listing.get_list(
-        ctx, doctype, fields=fields, filters=filters, or_filters=or_filters, order_by=order_by,
+        ctx, doctype, fields=fields or None, filters=filters, or_filters=or_filters, order_by=order_by,
         group_by=group_by, limit_start=limit_start, limit_page_length=limit_page_length, limit=limit,
         as_dict=bool_arg(as_dict, "as_dict"), max_page_length=ctx.site.settings.max_page_length,
         drop_nulls=drop_nulls)

@@ -116,7 +116,7 @@ async def reads_every_row(ctx: Context, doctype: str) -> bool:
 
 async def readable_fields(ctx: Context, meta: Meta) -> frozenset[str] | None:
     """Fieldnames the user may read, or None when every permlevel is readable (the common case)."""
-    if ctx.is_admin or meta.permlevels == {0}:
+    if ctx.is_admin or not meta.has_permlevels:
         return None
     levels = rights_for(meta, await ctx.roles()).readable_levels
     if meta.permlevels <= levels:
@@ -128,7 +128,7 @@ async def readable_fields(ctx: Context, meta: Meta) -> frozenset[str] | None:
 async def guard_field_writes(ctx: Context, doc: Document, ignore_permissions: bool) -> None:
     """A change to a field at a permlevel the user cannot write is refused, naming the field."""
     meta = doc.meta
-    if ignore_permissions or ctx.is_admin or meta.permlevels == {0}:
+    if ignore_permissions or ctx.is_admin or not meta.has_permlevels:
         return
     levels = rights_for(meta, await ctx.roles()).writable_levels
     record: dict[str, Any] | None = None

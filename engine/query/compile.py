@@ -244,11 +244,11 @@ def _field_items(fields: Any) -> list[str]:
         try:
             fields = json.loads(text) if text.startswith("[") else text.split(",")
         except ValueError as e:
-            raise exc.DataError(_("Invalid JSON in {0}", "fields")) from e
+            raise exc.DataError(_("Invalid JSON in {0}", "fields"), field="fields") from e
     if fields is None:
         return ["name"]
     if not isinstance(fields, list | tuple) or not all(isinstance(f, str) for f in fields):
-        raise exc.DataError(_("fields must be a list of field names"))
+        raise exc.DataError(_("fields must be a list of field names"), field="fields")
     return [f.strip() for f in fields if f.strip()] or ["name"]
 
 

@@ -61,14 +61,14 @@ def _parse(meta: Meta, filters: Any, child_meta: ChildMeta | None, param: str) -
         try:
             filters = json.loads(filters)
         except ValueError as e:
-            raise exc.DataError(_("Invalid JSON in {0}", param)) from e
+            raise exc.DataError(_("Invalid JSON in {0}", param), field=param) from e
     if filters is None:
         return []
     if isinstance(filters, dict):
         return [_parse_dict_item(meta, key, value) for key, value in filters.items()]
     if isinstance(filters, list | tuple):
         return [_parse_list_item(meta, item, child_meta) for item in filters]
-    raise exc.DataError(_("{0} must be a list or an object", param))
+    raise exc.DataError(_("{0} must be a list or an object", param), field=param)
 
 
 def _parse_dict_item(meta: Meta, field: Any, value: Any) -> Node:

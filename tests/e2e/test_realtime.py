@@ -19,10 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import httpx
+import pymongo
 import pytest
 import socketio
 
-from engine import embedded
+from engine import auth, embedded
 from tests.e2e.conftest import FwServer, FwServerFactory, login
 from tests.support.redis_server import RedisServer
 
@@ -199,6 +200,19 @@ async def test_bad_or_missing_credentials_are_refused(rt: Realtime) -> None:
     await refused(rt.a.url, headers={"Cookie": f"sid={rt.admin_sid}", "Origin": "http://evil.example"})
     async with connected(rt.a.url, sid=rt.admin_sid, headers={"Origin": rt.a.url}) as client:
         assert await client.call("ping") == "pong"
+
+
+async def test_failed_api_keys_over_the_socket_count_towards_the_address_lockout(rt: Realtime) -> None:
+    attempts = pymongo.MongoClient(rt.factory.mongo_url)[rt.factory.db_name][auth.ATTEMPTS]
+    try:
+        for _ in range(auth.MAX_FAILURES):
+            await refused(rt.a.url, headers={"Authorization": "token nope:wrong"})
+        with httpx.Client(base_url=rt.b.url, timeout=15.0) as http:  # the other server, over plain HTTP
+            r = http.get("/api/method/fw.auth.get_logged_user", headers={"Authorization": "token nope:wrong"})
+        assert r.status_code == 429, r.text  # the address is locked out, not merely refused
+    finally:
+        attempts.delete_many({"_id": {"$regex": "^ip:"}})
+        attempts.database.client.close()
 
 
 # -- rooms and permissions ----------------------------------------------------------------------------
