@@ -38,6 +38,9 @@ class Context:
         self.response: dict[str, Any] = {}
         self._roles = roles
         self.flags: dict[str, Any] = {}
+        # how long one list, count or aggregate query may run (ms; None: no limit). HTTP requests set
+        # it from FW_QUERY_TIMEOUT_MS; jobs and commands run unbounded
+        self.query_timeout_ms: int | None = None
 
     @property
     def db(self) -> db.Database:
@@ -61,6 +64,7 @@ class Context:
         other = Context(self.site, user or self.user, lang=self.lang,
                         roles=self._roles if user in (None, self.user) else None)
         other.uow = self.uow
+        other.query_timeout_ms = self.query_timeout_ms
         other.messages = self.messages
         other.response = self.response
         return other

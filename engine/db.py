@@ -155,10 +155,14 @@ def _patch_memory_duplicate_errors() -> None:
 # Driver calls whose shape differs between the two backends, and error translation
 
 
-async def aggregate(coll: Any, pipeline: list[dict[str, Any]], session: Any = None) -> list[dict[str, Any]]:
+async def aggregate(coll: Any, pipeline: list[dict[str, Any]], session: Any = None,
+                    max_time_ms: int | None = None) -> list[dict[str, Any]]:
     """Run an aggregation and return every row (pymongo's async `aggregate` is a coroutine)."""
+    options: dict[str, Any] = {"maxTimeMS": max_time_ms} if max_time_ms else {}
+    if session:
+        options["session"] = session
     with translate_errors():
-        cursor = coll.aggregate(pipeline, session=session) if session else coll.aggregate(pipeline)
+        cursor = coll.aggregate(pipeline, **options)
         if asyncio.iscoroutine(cursor):
             cursor = await cursor
         return await cursor.to_list(length=None)
@@ -219,6 +223,11 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
         msg = (_("{0} must be unique ({1} already exists)", labels[0], values) if len(fields) == 1
                else _("{0} must be unique together ({1} already exists)", ", ".join(labels), values))
         raise exc.UniqueValidationError(msg, field=fields[0]) from e
+    except driver_errors.ExecutionTimeout as e:  # maxTimeMS reached (an OperationFailure: caught first)
+        from engine.translation import _
+
+        raise exc.QueryTimeoutError(_("The query ran too long and was stopped: narrow the filters or ask for "
+                                      "fewer rows")) from e
     except driver_errors.OperationFailure as e:
         if e.has_error_label("TransientTransactionError") or e.code == 112:  # WriteConflict
             from engine.translation import _

@@ -12,6 +12,7 @@ import os
 import signal
 import socket
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -75,8 +76,10 @@ class EmbeddedMongo:
             self.process.stderr.close()
 
 
-def start(data_dir: Path, *, durable: bool = True, port: int | None = None) -> EmbeddedMongo:
+def start(data_dir: Path, *, durable: bool = True, port: int | None = None,
+          extra_args: Sequence[str] = ()) -> EmbeddedMongo:
     """Start mongod on `data_dir` (created if needed) and wait until it is a writable primary.
+    `extra_args` go to mongod as they are (e.g. `--setParameter`, `name=value`).
 
     The port is remembered in `data_dir/port` so the replica-set config stays valid across
     restarts; if it is taken, another one is chosen and the config is re-pointed.
@@ -94,7 +97,7 @@ def start(data_dir: Path, *, durable: bool = True, port: int | None = None) -> E
     args = [str(binary), "--dbpath", str(dbpath), "--port", str(port), "--bind_ip", "127.0.0.1",
             "--replSet", "rs0", "--nounixsocket", "--logpath", str(log_path), "--logappend",
             "--setParameter", "diagnosticDataCollectionEnabled=false",
-            "--wiredTigerCacheSizeGB", "0.5"]
+            "--wiredTigerCacheSizeGB", "0.5", *extra_args]
     process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                preexec_fn=_die_with_parent if os.name == "posix" else None)
     mongo = EmbeddedMongo(process, port, data_dir)

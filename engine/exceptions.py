@@ -159,5 +159,11 @@ class TransientError(FwError):
     """A conflict between concurrent transactions; the unit of work may be retried."""
 
 
+class QueryTimeoutError(FwError):
+    """A request's query ran past FW_QUERY_TIMEOUT_MS and MongoDB stopped it (nothing was written)."""
+
+    title = "Query Timeout"
+
+
 class ConfigurationError(FwError):
     title = "Configuration Error"

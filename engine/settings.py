@@ -23,6 +23,9 @@ class Settings(BaseSettings):
     root_dir: Path = Field(default=Path("."), description="folder holding apps.txt and apps/")
     memory_backend: bool = Field(default=False, description="force the in-memory mongomock backend")
     max_page_length: int = 1000
+    query_timeout_ms: int = Field(default=30_000, ge=0, description=(
+        "longest a list, count or report query of an HTTP request may run before MongoDB stops it "
+        "(QueryTimeoutError, 504); 0: no limit. Jobs and commands are not limited"))
     max_body_bytes: int = 25 * 1024 * 1024
     max_file_size: int = Field(default=10 * 1024 * 1024, ge=0, description=(
         "largest file `upload_file` accepts, in bytes (uploads are also bounded by max_body_bytes)"))

@@ -139,5 +139,6 @@ async def context_for(request: Request) -> Context:
     scope[_CALLER] = caller
     ctx = Context(site, caller.user, lang=negotiate_language(raw_header(request, b"accept-language"), language),
                   roles=roles)
+    ctx.query_timeout_ms = request.app.state.settings.query_timeout_ms or None
     scope[_CTX] = ctx
     return ctx

@@ -37,6 +37,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.BadRequestError: 400,
     exc.TooManyRequestsError: 429,
     exc.TransientError: 409,
+    exc.QueryTimeoutError: 504,
     exc.ConfigurationError: 500,
 }
 

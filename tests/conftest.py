@@ -36,7 +36,8 @@ def make_settings(**overrides: object) -> Settings:
 @pytest.fixture(scope="session")
 def mongod() -> Iterator[embedded.EmbeddedMongo]:
     data_dir = Path(tempfile.mkdtemp(prefix="fw-test-mongo-"))
-    server = embedded.start(data_dir, durable=False)
+    # test commands: failpoints (e.g. `maxTimeAlwaysTimeOut`) let tests provoke server-side failures
+    server = embedded.start(data_dir, durable=False, extra_args=["--setParameter", "enableTestCommands=1"])
     yield server
     server.stop()
     shutil.rmtree(data_dir, ignore_errors=True)

@@ -51,7 +51,8 @@ async def find_one(ctx: Context, meta: Meta, filter: dict[str, Any],
                    sort: list[tuple[str, int]] | None = None) -> dict[str, Any] | None:
     session = ctx.read_session()
     with db.translate_errors(meta.name):
-        return await collection(ctx, meta).find_one(filter, projection, sort=sort, session=session)
+        return await collection(ctx, meta).find_one(filter, projection, sort=sort, session=session,
+                                                    max_time_ms=ctx.query_timeout_ms)
 
 
 async def find(ctx: Context, meta: Meta, filter: dict[str, Any], *,
@@ -60,18 +61,20 @@ async def find(ctx: Context, meta: Meta, filter: dict[str, Any], *,
     session = ctx.read_session()
     with db.translate_errors(meta.name):
         cursor = collection(ctx, meta).find(filter, projection, sort=sort or None, skip=skip, limit=limit,
-                                            session=session)
+                                            session=session, max_time_ms=ctx.query_timeout_ms)
         return await cursor.to_list(length=None)
 
 
 async def count(ctx: Context, meta: Meta, filter: dict[str, Any]) -> int:
     session = ctx.read_session()
     with db.translate_errors(meta.name):
-        return int(await collection(ctx, meta).count_documents(filter, session=session))
+        limit = {"maxTimeMS": ctx.query_timeout_ms} if ctx.query_timeout_ms else {}
+        return int(await collection(ctx, meta).count_documents(filter, session=session, **limit))
 
 
 async def aggregate(ctx: Context, meta: Meta, pipeline: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return await db.aggregate(collection(ctx, meta), pipeline, session=ctx.read_session())
+    return await db.aggregate(collection(ctx, meta), pipeline, session=ctx.read_session(),
+                              max_time_ms=ctx.query_timeout_ms)
 
 
 async def insert(ctx: Context, meta: Meta, record: dict[str, Any], *, final: bool = False) -> None:
