@@ -1,0 +1,174 @@
+"""Component schemas of the doctypes: one field's value (`field_schema`) and a doctype's response,
+create, update and child-row shapes (`doctype_schemas`), with the component names and references
+they use."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from engine.meta.fieldtypes import DEFAULT_LENGTH, INT_RANGE, LENGTH_TYPES, LONG_INT_RANGE
+from engine.meta.schema import Meta
+
+TEXT: dict[str, Any] = {"type": "string"}
+DATETIME_OUT = r"^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?$"
+DATETIME_IN = (r"^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?"
+               r"(Z|[+-][0-9]{2}(:?[0-9]{2})?)?)?$")
+TIME_OUT = r"^[0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]{1,6})?$"
+TIME_IN = r"^[0-9]{1,2}:[0-9]{2}(:[0-9]{2}(\.[0-9]{1,6})?)?$"
+STANDARD_SCHEMAS: dict[str, dict[str, Any]] = {
+    "name": {"type": "string"},
+    "owner": {"type": "string"},
+    "creation": {"type": "string", "pattern": DATETIME_OUT},
+    "modified": {"type": "string", "pattern": DATETIME_OUT},
+    "modified_by": {"type": "string"},
+    "docstatus": {"type": "integer", "enum": [0, 1, 2]},
+    "idx": {"type": "integer"},
+    "parent": {"type": "string"},
+    "parentfield": {"type": "string"},
+    "parenttype": {"type": "string"},
+}
+INTEGER_TYPES = {"Int": INT_RANGE, "Long Int": LONG_INT_RANGE}
+NUMBER_TYPES = frozenset({"Float", "Currency", "Percent"})
+
+
+def component_name(doctype: str) -> str:
+    """A component key (`^[A-Za-z0-9._-]+$`) for a doctype: 'Test Note' -> 'Test_Note'."""
+    return re.sub(r"[^A-Za-z0-9._-]", "_", doctype)
+
+
+def ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+    out = dict(schema)
+    if "enum" in out:
+        out["enum"] = [*out["enum"], None]
+    kind = out.get("type")
+    if isinstance(kind, str):
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        out["type"] = [*kind, "null"]
+    return out
+
+
+# -- doctype fields --------------------------------------------------------------------------------
+
+def field_schema(field: Any, *, write: bool, table_ref: Callable[[str], dict[str, Any]],
+                 nullable: bool = True) -> dict[str, Any]:
+    """JSON Schema of one field's value, as sent by clients (`write`: null clears a field, unless
+    `nullable` is off) or as responses carry it."""
+    ftype = field.fieldtype
+    schema: dict[str, Any]
+    if field.is_table:
+        schema = {"type": "array", "items": table_ref(field.options or "")}
+    elif ftype in INTEGER_TYPES:
+        low, high = INTEGER_TYPES[ftype]
+        schema = {"type": "integer"}
+        if write:
+            schema |= {"minimum": 0 if field.non_negative else low, "maximum": high}
+    elif ftype in NUMBER_TYPES:
+        schema = {"type": "number"}
+        if write and field.non_negative:
+            schema["minimum"] = 0
+    elif ftype == "Duration":
+        schema = {"type": "number", "minimum": 0, "description": "seconds"}
+    elif ftype == "Rating":
+        schema = {"type": "number", "minimum": 0, "maximum": 1}
+    elif ftype == "Check":
+        schema = {"type": "integer", "enum": [0, 1]}
+    elif ftype == "Date":
+        schema = {"type": "string", "format": "date"}
+    elif ftype == "Datetime":
+        schema = {"type": "string", "pattern": DATETIME_IN if write else DATETIME_OUT,
+                  "description": "YYYY-MM-DD HH:MM:SS[.ffffff]" + (" (an ISO 8601 offset is converted to UTC)"
+                                                                    if write else "")}
+    elif ftype == "Time":
+        schema = {"type": "string", "pattern": TIME_IN if write else TIME_OUT, "description": "HH:MM:SS[.ffffff]"}
+    elif ftype == "JSON":
+        schema = {"type": ["object", "array"]}
+    elif ftype == "Select" and field.select_options and field.fieldname != "naming_series":
+        schema = {"type": "string", "enum": list(field.select_options)}
+    else:
+        schema = {"type": "string"}
+        if write and ftype in LENGTH_TYPES:
+            schema["maxLength"] = field.length if field.length > 0 else DEFAULT_LENGTH
+        if ftype == "Data" and field.options in ("Email", "Phone", "URL", "Name"):
+            schema["description"] = f"Data ({field.options})"
+        if ftype == "Password":
+            schema["writeOnly"] = True
+    if field.label:
+        schema["title"] = field.label
+    if ftype == "Link":
+        schema["description"] = f"Link to {field.options}"
+    elif ftype == "Dynamic Link":
+        schema["description"] = f"Name of a document of the doctype in `{field.options}`"
+    elif field.description and "description" not in schema:
+        schema["description"] = field.description
+    if nullable and (ftype == "Select" or (write and not field.is_table)):
+        return _nullable(schema)
+    return schema
+
+
+def doctype_schemas(meta: Meta) -> dict[str, dict[str, Any]]:
+    """Component schemas of one doctype: the response shape, and (for non-child doctypes) the
+    create and update request bodies."""
+    name = component_name(meta.name)
+
+    def table_read(child: str) -> dict[str, Any]:
+        return ref(component_name(child))
+
+    def table_write(child: str) -> dict[str, Any]:
+        return ref(component_name(child) + ".row")
+
+    read_props: dict[str, Any] = {"doctype": {"type": "string", "const": meta.name}}
+    read_props |= {key: STANDARD_SCHEMAS[key] for key in meta.standard}
+    passwords = [f.fieldname for f in meta.password_fields]
+    for field in meta.fields:
+        if not field.fieldname or not (field.has_value or field.is_table) or field.fieldtype == "Password":
+            continue
+        read_props[field.fieldname] = field_schema(field, write=False, table_ref=table_read)
+    read: dict[str, Any] = {"type": "object", "title": meta.name, "properties": read_props}
+    if passwords:
+        read["propertyNames"] = {"not": {"enum": passwords}}
+    out = {name: read}
+
+    writable = [f for f in meta.fields if f.fieldname and (f.has_value or f.is_table)
+                and not (f.read_only and not f.is_table)]
+    required = [f.fieldname for f in writable if f.reqd and f.default in (None, "") and not f.fetch_from
+                and not f.is_table]
+    # null clears a field, except a mandatory one
+    write_props = {f.fieldname: field_schema(f, write=True, table_ref=table_write, nullable=not f.reqd)
+                   for f in writable}
+    if meta.istable:
+        row_props = {"doctype": {"type": "string", "const": meta.name}, "name": {"type": "string"},
+                     "idx": {"type": "integer"}} | write_props
+        row = out[name + ".row"] = {"type": "object", "title": f"{meta.name} row", "properties": row_props,
+                                    "additionalProperties": False}
+        if required:
+            row["required"] = required
+        return out
+    create_props: dict[str, Any] = {"doctype": {"type": "string", "const": meta.name}}
+    if meta.autoname.lower() in ("prompt", "uuid"):
+        create_props["name"] = {"type": "string", "minLength": 1, "maxLength": DEFAULT_LENGTH}
+    if meta.is_submittable:
+        create_props["docstatus"] = {"type": "integer", "enum": [0, 1]}
+    create_props |= write_props
+    create: dict[str, Any] = {"type": "object", "title": f"New {meta.name}", "properties": create_props,
+                              "additionalProperties": False}
+    if required:
+        create["required"] = required
+    update_props: dict[str, Any] = {"modified": {
+        "type": "string", "description": "The `modified` the client last read; a mismatch is a 417 "
+                                         "TimestampMismatchError and nothing is written"}}
+    if meta.is_submittable:
+        update_props["docstatus"] = {"type": "integer", "enum": [0, 1, 2],
+                                     "description": "1 submits, 2 cancels"}
+    update_props |= write_props
+    out[name + ".create"] = create
+    out[name + ".update"] = {"type": "object", "title": f"Changes to a {meta.name}", "properties": update_props,
+                             "additionalProperties": False,
+                             "description": "Top-level merge; a child table given replaces the table"}
+    return out
