@@ -42,7 +42,7 @@ def ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
 
 
-def _nullable(schema: dict[str, Any]) -> dict[str, Any]:
+def with_null(schema: dict[str, Any]) -> dict[str, Any]:
     out = dict(schema)
     if "enum" in out:
         out["enum"] = [*out["enum"], None]
@@ -108,7 +108,7 @@ def field_schema(field: Any, *, write: bool, table_ref: Callable[[str], dict[str
     elif field.description and "description" not in schema:
         schema["description"] = field.description
     if nullable and (ftype == "Select" or (write and not field.is_table)):
-        return _nullable(schema)
+        return with_null(schema)
     return schema
 
 

@@ -75,17 +75,17 @@ from starlette.responses import Response
 
 from engine import whitelisted
 from server.openapi.doctypes import component_name, doctype_schemas, ref
-from server.openapi.operations import ERROR_RESPONSES, SECURITY, V2_SUFFIX, _json_content
-from server.openapi.paths_v1 import _error_schema, _file_paths, _method_path, _resource_paths, _session_paths
+from server.openapi.operations import ERROR_RESPONSES, SECURITY, V2_SUFFIX, json_content
+from server.openapi.paths_v1 import error_schema, file_paths, method_path, resource_paths, session_paths
 from server.openapi.paths_v2 import (
-    _error_schema_v2,
-    _v2_document_paths,
-    _v2_meta_path,
-    _v2_method_paths,
-    _v2_session_paths,
+    error_schema_v2,
     nulls_kept,
+    v2_document_paths,
+    v2_meta_path,
+    v2_method_paths,
+    v2_session_paths,
 )
-from server.openapi.signatures import _Schemas
+from server.openapi.signatures import Schemas
 from server.responses import dumps
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ _cache: weakref.WeakKeyDictionary[Any, tuple[Any, bytes]] = weakref.WeakKeyDicti
 def build_openapi(site: Site) -> dict[str, Any]:
     """The OpenAPI 3.1 document of `site` (see the module docstring for what is in it)."""
     components: dict[str, Any] = {}
-    schemas = _Schemas(components)
+    schemas = Schemas(components)
     paths: dict[str, Any] = {}
     metas = [site.meta.get(name) for name in site.meta.names()]
     for meta in metas:
@@ -110,23 +110,23 @@ def build_openapi(site: Site) -> dict[str, Any]:
         components[name + V2_SUFFIX] = nulls_kept(components[name])
     for meta in metas:
         if not meta.istable and not meta.issingle:
-            paths.update(_resource_paths(meta, site, schemas))
-    paths.update(_session_paths())
-    paths.update(_file_paths())
+            paths.update(resource_paths(meta, site, schemas))
+    paths.update(session_paths())
+    paths.update(file_paths())
     registered = whitelisted.registered()
     overrides = site.apps.override_whitelisted_methods
     for path in sorted(set(registered) | set(overrides)):
         info = whitelisted.lookup(overrides.get(path, path))  # what the server calls for this path
         if info is not None:
-            paths[f"/api/method/{path}"] = _method_path(info, schemas, path)
+            paths[f"/api/method/{path}"] = method_path(info, schemas, path)
     for meta in metas:
         if not meta.istable and not meta.issingle:
-            paths.update(_v2_document_paths(meta, site, schemas))
-    paths.update(_v2_session_paths())
-    paths.update(_v2_meta_path(site))
-    paths.update(_v2_method_paths(site, schemas))
-    components["Error"] = _error_schema()
-    components["Error" + V2_SUFFIX] = _error_schema_v2()
+            paths.update(v2_document_paths(meta, site, schemas))
+    paths.update(v2_session_paths())
+    paths.update(v2_meta_path(site))
+    paths.update(v2_method_paths(site, schemas))
+    components["Error"] = error_schema()
+    components["Error" + V2_SUFFIX] = error_schema_v2()
     return {
         "openapi": OPENAPI_VERSION,
         "info": {"title": f"fw site {site.name}", "version": "1",
@@ -139,9 +139,9 @@ def build_openapi(site: Site) -> dict[str, Any]:
         "components": {
             "schemas": dict(sorted(components.items())),
             "responses": {
-                **{name: {"description": text, "content": _json_content(ref("Error"))}
+                **{name: {"description": text, "content": json_content(ref("Error"))}
                    for _code, (name, text) in ERROR_RESPONSES.items()},
-                **{name + V2_SUFFIX: {"description": text, "content": _json_content(ref("Error" + V2_SUFFIX))}
+                **{name + V2_SUFFIX: {"description": text, "content": json_content(ref("Error" + V2_SUFFIX))}
                    for _code, (name, text) in ERROR_RESPONSES.items()},
             },
             "securitySchemes": {

@@ -23,16 +23,16 @@ V2_MESSAGES: dict[str, Any] = {"type": "array", "items": {"type": "object"},
                                "description": "msgprints of the request (message, title, indicator, ...)"}
 
 
-def _error_refs(*, v2: bool = False) -> dict[str, Any]:
+def error_refs(*, v2: bool = False) -> dict[str, Any]:
     suffix = V2_SUFFIX if v2 else ""
     return {code: {"$ref": f"#/components/responses/{name}{suffix}"} for code, (name, _d) in ERROR_RESPONSES.items()}
 
 
-def _json_content(schema: dict[str, Any]) -> dict[str, Any]:
+def json_content(schema: dict[str, Any]) -> dict[str, Any]:
     return {"application/json": {"schema": schema}}
 
 
-def _envelope(key: str, schema: dict[str, Any], *, required: bool = True) -> dict[str, Any]:
+def envelope(key: str, schema: dict[str, Any], *, required: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {"type": "object", "properties": {
         key: schema, "_server_messages": {"type": "string", "description": "JSON list of JSON messages"}}}
     if required:
@@ -40,7 +40,7 @@ def _envelope(key: str, schema: dict[str, Any], *, required: bool = True) -> dic
     return out
 
 
-def _operation(op_id: str, summary: str, tags: list[str], ok: dict[str, Any], *, status: str = "200",
+def make_operation(op_id: str, summary: str, tags: list[str], ok: dict[str, Any], *, status: str = "200",
                parameters: list[dict[str, Any]] | None = None, body: dict[str, Any] | None = None,
                body_required: bool = False, guest: bool = False, description: str | None = None,
                v2: bool = False) -> dict[str, Any]:
@@ -50,19 +50,19 @@ def _operation(op_id: str, summary: str, tags: list[str], ok: dict[str, Any], *,
     if parameters:
         op["parameters"] = parameters
     if body is not None:
-        op["requestBody"] = {"required": body_required, "content": _json_content(body)}
-    op["responses"] = {status: {"description": "Success", "content": _json_content(ok)}, **_error_refs(v2=v2)}
+        op["requestBody"] = {"required": body_required, "content": json_content(body)}
+    op["responses"] = {status: {"description": "Success", "content": json_content(ok)}, **error_refs(v2=v2)}
     if guest:
         op["security"] = [{}, *SECURITY]
     return op
 
 
-def _json_param(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
+def json_param(name: str, schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"name": name, "in": "query", "required": False, "description": description,
             "content": {"application/json": {"schema": schema}}}
 
 
-def _envelope_v2(schema: dict[str, Any], *, required: bool = True, **extra: dict[str, Any]) -> dict[str, Any]:
+def envelope_v2(schema: dict[str, Any], *, required: bool = True, **extra: dict[str, Any]) -> dict[str, Any]:
     """`{"data": ..., [extra keys, all present], "messages": [...]}`; `data` is absent when a function
     returns None (`required` off)."""
     out: dict[str, Any] = {"type": "object", "properties": {"data": schema, **extra, "messages": V2_MESSAGES}}

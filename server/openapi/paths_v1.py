@@ -15,34 +15,34 @@ from server.openapi.doctypes import TEXT, component_name, ref
 from server.openapi.operations import (
     SECURITY,
     V2_SUFFIX,
-    _envelope,
-    _envelope_v2,
-    _error_refs,
-    _json_param,
-    _operation,
+    envelope,
+    envelope_v2,
+    error_refs,
+    json_param,
+    make_operation,
 )
 from server.openapi.signatures import (
-    _hints,
-    _query_schema,
-    _return_schema,
-    _Schemas,
-    _signature_params,
-    _with_default,
+    Schemas,
+    query_schema,
+    return_schema,
+    signature_params,
+    type_hints,
+    with_default,
 )
 
 if TYPE_CHECKING:
     from engine.site import Site
 
 
-def _list_parameters() -> list[dict[str, Any]]:
+def list_parameters() -> list[dict[str, Any]]:
     filters = {"anyOf": [{"type": "object"}, {"type": "array", "items": {"type": "array"}}]}
     integer = {"type": "integer", "minimum": 0}
     return [
-        _json_param("fields", {"type": "array", "items": {"type": "string"}, "examples": [["*"], ["name", "modified"]]},
+        json_param("fields", {"type": "array", "items": {"type": "string"}, "examples": [["*"], ["name", "modified"]]},
                     'Fields to return, JSON list (default ["name"]; ["*"] = every readable field)'),
-        _json_param("filters", {**filters, "examples": [{"docstatus": 0}, [["name", "like", "%a%"]]]},
+        json_param("filters", {**filters, "examples": [{"docstatus": 0}, [["name", "like", "%a%"]]]},
                     'JSON: {"field": value}, {"field": [op, value]} or [[field, op, value], ...]'),
-        _json_param("or_filters", filters, "JSON, as filters, combined with OR"),
+        json_param("or_filters", filters, "JSON, as filters, combined with OR"),
         {"name": "order_by", "in": "query", "schema": {**TEXT, "examples": ["modified desc"]},
          "description": "e.g. `modified desc`"},
         {"name": "group_by", "in": "query", "schema": TEXT},
@@ -55,7 +55,7 @@ def _list_parameters() -> list[dict[str, Any]]:
     ]
 
 
-def _document_methods(controller: type, submittable: bool) -> list[tuple[str, Any, whitelisted.Whitelisted]]:
+def document_methods(controller: type, submittable: bool) -> list[tuple[str, Any, whitelisted.Whitelisted]]:
     """(name, function, whitelist entry) of a controller's whitelisted methods (`submit` and `cancel`
     only on a submittable doctype)."""
     out = []
@@ -69,33 +69,33 @@ def _document_methods(controller: type, submittable: bool) -> list[tuple[str, An
     return out
 
 
-def _method_return(fn: Any, schemas: _Schemas, doc_schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
+def method_return(fn: Any, schemas: Schemas, doc_schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """(schema of a document method's result, whether it is always present); a returned Document
     is `doc_schema`."""
-    annotation = _hints(fn).get("return", Any)
+    annotation = type_hints(fn).get("return", Any)
     if inspect.isclass(annotation) and issubclass(annotation, Document):
         return doc_schema, True
-    return _return_schema(annotation, schemas)
+    return return_schema(annotation, schemas)
 
 
-def _run_method_body(controller: type, schemas: _Schemas, submittable: bool,
+def _run_method_body(controller: type, schemas: Schemas, submittable: bool,
                      doc_schema: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """(request body, schema of `data`) for `run_method` on a controller's whitelisted methods."""
     variants = []
     returns = []
-    for attr, fn, info in _document_methods(controller, submittable):
+    for attr, fn, info in document_methods(controller, submittable):
         if "POST" not in info.methods:
             continue
-        params, var_kw = _signature_params(fn, bound=True)
+        params, var_kw = signature_params(fn, bound=True)
         props: dict[str, Any] = {"run_method": {"type": "string", "const": attr}}
         required = ["run_method"]
         for pname, annotation, req, default in params:
-            props[pname] = _with_default(schemas.of(annotation, mode="validation"), default, required=req)
+            props[pname] = with_default(schemas.of(annotation, mode="validation"), default, required=req)
             if req:
                 required.append(pname)
         variants.append({"type": "object", "title": attr, "properties": props, "required": required,
                          "additionalProperties": var_kw})
-        returns.append(_method_return(fn, schemas, doc_schema)[0])
+        returns.append(method_return(fn, schemas, doc_schema)[0])
     if not variants:
         return None
     body = variants[0] if len(variants) == 1 else {"oneOf": variants}
@@ -103,7 +103,7 @@ def _run_method_body(controller: type, schemas: _Schemas, submittable: bool,
     return body, distinct[0] if len(distinct) == 1 else {"anyOf": distinct} if all(distinct) else {}
 
 
-def _resource_paths(meta: Meta, site: Site, schemas: _Schemas) -> dict[str, Any]:
+def resource_paths(meta: Meta, site: Site, schemas: Schemas) -> dict[str, Any]:
     doctype = meta.name
     comp = component_name(doctype)
     tags = [doctype]
@@ -112,95 +112,96 @@ def _resource_paths(meta: Meta, site: Site, schemas: _Schemas) -> dict[str, Any]
     name_param = {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
     doc_path: dict[str, Any] = {
         "parameters": [name_param],
-        "get": _operation(f"get_{comp}", f"Read a {doctype}", tags, _envelope("data", ref(comp))),
-        "put": _operation(f"update_{comp}", f"Update a {doctype}", tags, _envelope("data", ref(comp)),
+        "get": make_operation(f"get_{comp}", f"Read a {doctype}", tags, envelope("data", ref(comp))),
+        "put": make_operation(f"update_{comp}", f"Update a {doctype}", tags, envelope("data", ref(comp)),
                           body=ref(f"{comp}.update"), body_required=True),
-        "delete": _operation(f"delete_{comp}", f"Delete a {doctype}", tags,
-                             _envelope("data", {"type": "string", "const": "ok"}), status="202"),
+        "delete": make_operation(f"delete_{comp}", f"Delete a {doctype}", tags,
+                             envelope("data", {"type": "string", "const": "ok"}), status="202"),
     }
     run = _run_method_body(site.apps.controller(doctype), schemas, meta.is_submittable, ref(comp))
     if run is not None:
-        doc_path["post"] = _operation(
+        doc_path["post"] = make_operation(
             f"run_method_{comp}", f"Run a whitelisted method of a {doctype} (`run_method`)", tags,
-            _envelope("data", run[1]), body=run[0], body_required=True)
+            envelope("data", run[1]), body=run[0], body_required=True)
     return {
         list_path: {
-            "get": _operation(f"list_{comp}", f"List {doctype}", tags,
-                              _envelope("data", {"type": "array", "items": row}), parameters=_list_parameters()),
-            "post": _operation(f"create_{comp}", f"Create a {doctype}", tags, _envelope("data", ref(comp)),
+            "get": make_operation(f"list_{comp}", f"List {doctype}", tags,
+                              envelope("data", {"type": "array", "items": row}), parameters=list_parameters()),
+            "post": make_operation(f"create_{comp}", f"Create a {doctype}", tags, envelope("data", ref(comp)),
                                body=ref(f"{comp}.create"), body_required=True),
         },
         f"{list_path}/{{name}}": doc_path,
     }
 
 
-def _method_path(info: whitelisted.Whitelisted, schemas: _Schemas, path: str, *, v2: bool = False) -> dict[str, Any]:
+def method_path(info: whitelisted.Whitelisted, schemas: Schemas, path: str, *, v2: bool = False) -> dict[str, Any]:
     """The operations of `/api/method/<path>` (or `/api/v2/method/<path>`), served by `info` (itself,
     or an app's override)."""
-    ret, always = _return_schema(_hints(info.fn).get("return", Any), schemas)
-    ok = _envelope_v2(ret, required=always) if v2 else _envelope("message", ret, required=always)
+    ret, always = return_schema(type_hints(info.fn).get("return", Any), schemas)
+    ok = envelope_v2(ret, required=always) if v2 else envelope("message", ret, required=always)
     doc = inspect.getdoc(info.fn)
     summary = doc.splitlines()[0] if doc else path
     tag = path.rsplit(".", 1)[0] if "." in path else "methods"
     op_id = ("v2_method_" if v2 else "method_") + re.sub(r"[^A-Za-z0-9_]", "_", path)
-    return _call_operations(info.fn, sorted(info.methods), schemas, op_id=op_id, summary=summary, tags=[tag], ok=ok,
+    return call_operations(info.fn, sorted(info.methods), schemas, op_id=op_id, summary=summary, tags=[tag], ok=ok,
                             guest=info.allow_guest, description=doc, v2=v2)
 
 
-def _call_operations(fn: Any, methods: list[str], schemas: _Schemas, *, op_id: str, summary: str, tags: list[str],
+def call_operations(fn: Any, methods: list[str], schemas: Schemas, *, op_id: str, summary: str, tags: list[str],
                      ok: dict[str, Any], guest: bool, description: str | None, v2: bool,
                      bound: bool = False) -> dict[str, Any]:
     """One operation per HTTP method of a call: GET and DELETE take the arguments as query parameters
     (left out when a required argument is an object or list), the others as a JSON body."""
-    params, var_kw = _signature_params(fn, bound=bound)
+    params, var_kw = signature_params(fn, bound=bound)
     item: dict[str, Any] = {}
     for method in methods:
         method_op_id = f"{op_id}_{method.lower()}"
         if method in ("GET", "DELETE"):
             query = []
             for pname, annotation, req, default in params:
-                schema = _query_schema(schemas.of(annotation, mode="validation"))
+                schema = query_schema(schemas.of(annotation, mode="validation"))
                 if schema is not None:
                     query.append({"name": pname, "in": "query", "required": req,
-                                  "schema": _with_default(schema, default, required=req)})
+                                  "schema": with_default(schema, default, required=req)})
                 elif req:  # a required object or list argument: this method cannot be called this way
                     break
             else:
-                item[method.lower()] = _operation(method_op_id, summary, tags, ok, parameters=query, guest=guest,
+                item[method.lower()] = make_operation(method_op_id, summary, tags, ok, parameters=query, guest=guest,
                                                   description=description, v2=v2)
         else:
             props = {}
             required = []
             for pname, annotation, req, default in params:
-                props[pname] = _with_default(schemas.of(annotation, mode="validation"), default, required=req)
+                props[pname] = with_default(schemas.of(annotation, mode="validation"), default, required=req)
                 if req:
                     required.append(pname)
             body: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": var_kw}
             if required:
                 body["required"] = required
-            item[method.lower()] = _operation(method_op_id, summary, tags, ok, body=body, body_required=bool(required),
-                                              guest=guest, description=description, v2=v2)
+            item[method.lower()] = make_operation(method_op_id, summary, tags, ok, body=body,
+                                                  body_required=bool(required), guest=guest,
+                                                  description=description, v2=v2)
     return item
 
 
-def _session_paths() -> dict[str, Any]:
+def session_paths() -> dict[str, Any]:
     login_body = {"type": "object", "properties": {"usr": TEXT, "pwd": {"type": "string", "writeOnly": True}},
                   "required": ["usr", "pwd"]}
     logged_in = {"type": "object", "properties": {"message": TEXT, "home_page": TEXT, "full_name": TEXT},
                  "required": ["message"]}
-    logout = _operation("logout_get", "Log out (end the cookie session)", ["session"], {"type": "object"},
+    logout = make_operation("logout_get", "Log out (end the cookie session)", ["session"], {"type": "object"},
                         guest=True)
     return {
-        "/api/method/login": {"post": _operation(
+        "/api/method/login": {"post": make_operation(
             "login", "Log in with usr and pwd; sets the `sid` cookie", ["session"], logged_in, body=login_body,
             body_required=True, guest=True)},
         "/api/method/logout": {"get": logout, "post": {**logout, "operationId": "logout_post"}},
-        "/api/method/fw.auth.get_csrf_token": {"get": _operation(
-            "get_csrf_token", "The CSRF token of the cookie session", ["session"], _envelope("message", TEXT))},
+        "/api/method/fw.auth.get_csrf_token": {"get": make_operation(
+            "get_csrf_token", "The CSRF token of the cookie session", ["session"], envelope("message", TEXT))},
     }
 
 
-def _file_paths() -> dict[str, Any]:
+def file_paths() -> dict[str, Any]:
     """`upload_file` (multipart, served by server/routes/files.py) and the two file URLs."""
     fields = {"is_private": {"type": "string", "enum": ["0", "1"]}, "folder": TEXT, "file_name": TEXT,
               "file_url": {**TEXT, "description": "Instead of a file: link a /files/ or /private/files/ URL "
@@ -209,7 +210,7 @@ def _file_paths() -> dict[str, Any]:
               "fieldname": {**TEXT, "description": "An Attach field of the document: set to the new file_url"}}
     body = {"type": "object", "properties": {"file": {"type": "string", "format": "binary"}, **fields}}
     def upload(op_id: str, ok: dict[str, Any], *, v2: bool = False) -> dict[str, Any]:
-        operation = _operation(op_id, "Upload a file (or link an existing URL), optionally attached to a "
+        operation = make_operation(op_id, "Upload a file (or link an existing URL), optionally attached to a "
                                "document", ["files"], ok, v2=v2,
                                description="Also at fw.handler.upload_file and frappe.handler.upload_file. A "
                                            "file over FW_MAX_FILE_SIZE is refused with 413.")
@@ -223,11 +224,11 @@ def _file_paths() -> dict[str, Any]:
         "206": {"description": "One byte range (`Range: bytes=...`)", "content": {"*/*": {"schema": binary}}},
         "304": {"description": "Not modified (`If-None-Match` holds the ETag)"},
         "416": {"description": "The range is outside the file"},
-        **_error_refs()}
+        **error_refs()}
     name = [{"name": "file_name", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}]
     return {
-        "/api/method/upload_file": {"post": upload("upload_file", _envelope("message", ref("File")))},
-        "/api/v2/method/upload_file": {"post": upload("v2_upload_file", _envelope_v2(ref("File" + V2_SUFFIX)),
+        "/api/method/upload_file": {"post": upload("upload_file", envelope("message", ref("File")))},
+        "/api/v2/method/upload_file": {"post": upload("v2_upload_file", envelope_v2(ref("File" + V2_SUFFIX)),
                                                       v2=True)},
         "/files/{file_name}": {"get": {"operationId": "get_public_file", "summary": "A public file (HEAD works too)",
                                        "tags": ["files"], "parameters": name, "responses": served,
@@ -238,7 +239,7 @@ def _file_paths() -> dict[str, Any]:
     }
 
 
-def _error_schema() -> dict[str, Any]:
+def error_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {

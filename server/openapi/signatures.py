@@ -18,7 +18,7 @@ RESERVED_PARAMS = frozenset({"ctx", "self", "ignore_permissions", "flags"})
 
 # -- python signatures -----------------------------------------------------------------------------
 
-class _Schemas:
+class Schemas:
     """Collects the `$defs` pydantic emits (pydantic models in signatures) as `py.<Model>` components."""
 
     def __init__(self, components: dict[str, Any]) -> None:
@@ -37,7 +37,7 @@ class _Schemas:
         return schema
 
 
-def _hints(fn: Any) -> dict[str, Any]:
+def type_hints(fn: Any) -> dict[str, Any]:
     try:
         return typing.get_type_hints(fn)
     except Exception:
@@ -48,7 +48,7 @@ def _json_default(value: Any) -> bool:
     return value is None or isinstance(value, str | int | float | bool)
 
 
-def _signature_params(fn: Any, *, bound: bool = False) -> tuple[list[tuple[str, Any, bool, Any]], bool]:
+def signature_params(fn: Any, *, bound: bool = False) -> tuple[list[tuple[str, Any, bool, Any]], bool]:
     """[(name, annotation, required, default)] of the parameters taken from a request, and whether the
     function takes `**kwargs`."""
     try:
@@ -57,7 +57,7 @@ def _signature_params(fn: Any, *, bound: bool = False) -> tuple[list[tuple[str, 
         return [], True
     if bound:
         params = params[1:]
-    hints = _hints(fn)
+    hints = type_hints(fn)
     out = []
     var_kw = False
     for p in params:
@@ -73,7 +73,7 @@ def _signature_params(fn: Any, *, bound: bool = False) -> tuple[list[tuple[str, 
 SCALARS = frozenset({"string", "integer", "number", "boolean"})
 
 
-def _query_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
+def query_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
     """A parameter schema as a query string can carry it: an untyped one (`Any`: Frappe-style functions
     decode JSON text themselves) as text, scalars as they are (null dropped); None for an object or
     list type, which only a JSON body can carry."""
@@ -83,7 +83,7 @@ def _query_schema(schema: dict[str, Any]) -> dict[str, Any] | None:
     if options:
         kept = [o for o in options if o.get("type") != "null"]
         if len(kept) == 1:
-            return _query_schema({**{k: v for k, v in schema.items() if k != "anyOf"}, **kept[0]})
+            return query_schema({**{k: v for k, v in schema.items() if k != "anyOf"}, **kept[0]})
         if all(o.get("type") in SCALARS for o in kept):
             return {**schema, "anyOf": kept}
         return None
@@ -111,13 +111,13 @@ def _fits(schema: dict[str, Any], value: Any) -> bool:
     return any(isinstance(value, JSON_TYPES.get(name, ())) for name in names)
 
 
-def _with_default(schema: dict[str, Any], default: Any, *, required: bool) -> dict[str, Any]:
+def with_default(schema: dict[str, Any], default: Any, *, required: bool) -> dict[str, Any]:
     if not required and _json_default(default) and default is not None and _fits(schema, default):
         return {**schema, "default": default}
     return schema
 
 
-def _return_schema(annotation: Any, schemas: _Schemas) -> tuple[dict[str, Any], bool]:
+def return_schema(annotation: Any, schemas: Schemas) -> tuple[dict[str, Any], bool]:
     """(schema of `message`, whether `message` is always present)."""
     if annotation is None or annotation is type(None):
         return {}, False
