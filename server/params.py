@@ -86,11 +86,13 @@ def _json_body(body: bytes) -> dict[str, Any]:
 
 
 async def document_body(request: Request) -> dict[str, Any]:
-    """Resource POST/PUT data: a `data` field holding JSON (frappe-client), a JSON body, or form fields."""
+    """Resource POST/PUT data: a `data` field holding JSON (frappe-client), a JSON body, or form fields.
+    A `modified` sent in the query string joins the data when the data has none (contract §2.1: a
+    body or query that carries `modified` is checked), whatever form the body took."""
     args = await form_dict(request)
     if form_source(request) == "json":
-        return args  # a JSON body is the document itself (a `data` key may be a real field)
-    if "data" in args:
+        data = args  # a JSON body is the document itself (a `data` key may be a real field)
+    elif "data" in args:
         data = args["data"]
         if isinstance(data, str):
             try:
@@ -99,8 +101,13 @@ async def document_body(request: Request) -> dict[str, Any]:
                 raise exc.BadRequestError(_("Malformed JSON in the data field")) from None
         if not isinstance(data, dict):
             raise exc.DataError(_("Document data must be an object"), field="data")
-        return data
-    return args
+    else:
+        return args  # form fields: the query string is already laid under them
+    if "modified" not in data and request.scope["query_string"]:
+        modified = _query_arguments(request.scope).get("modified")
+        if modified is not None:
+            data = {**data, "modified": modified}
+    return data
 
 
 def raw_header(request: Request, name: bytes) -> str | None:
