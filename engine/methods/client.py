@@ -81,23 +81,33 @@ async def get(ctx: Context, doctype: str, name: str | None = None, filters: Any 
 async def get_list(ctx: Context, doctype: str, fields: Any = None, filters: Any = None, group_by: str | None = None,
                    order_by: str | None = None, limit_start: Any = None, limit_page_length: Any = 20,
                    parent: str | None = None, debug: Any = False, as_dict: Any = True, or_filters: Any = None,
-                   limit: Any = None) -> list[Any]:
+                   limit: Any = None, expand: Any = None) -> list[Any]:
     return await list_rows(ctx, doctype, fields=fields, filters=filters, group_by=group_by, order_by=order_by,
                            limit_start=limit_start, limit_page_length=limit_page_length, as_dict=as_dict,
-                           or_filters=or_filters, limit=limit)
+                           or_filters=or_filters, limit=limit, expand=expand)
 
 
 async def list_rows(ctx: Context, doctype: str, *, fields: Any = None, filters: Any = None, group_by: Any = None,
                     order_by: Any = None, limit_start: Any = None, limit_page_length: Any = 20, as_dict: Any = True,
-                    or_filters: Any = None, limit: Any = None, drop_nulls: bool = False, **_ignored: Any) -> list[Any]:
+                    or_filters: Any = None, limit: Any = None, expand: Any = None, drop_nulls: bool = False,
+                    **_ignored: Any) -> list[Any]:
     """`get_list` from request-style arguments (string booleans; `fields`, `filters` and `or_filters`
     as JSON strings, which the query layer parses itself and remembers its plans by); the REST list
-    route asks for `drop_nulls` (Frappe's v1 responses leave nulls out)."""
-    return await listing.get_list(
+    route asks for `drop_nulls` (Frappe's v1 responses leave nulls out). `expand` names Link fields
+    whose values become the linked documents (engine.methods.expand)."""
+    from engine.methods import expand as expansion
+
+    link_fields = []
+    if expand:
+        fields, link_fields = await expansion.expand_for_list(ctx, doctype, expand, fields, as_dict)
+    rows = await listing.get_list(
         ctx, doctype, fields=fields or None, filters=filters, or_filters=or_filters, order_by=order_by,
         group_by=group_by, limit_start=limit_start, limit_page_length=limit_page_length, limit=limit,
         as_dict=bool_arg(as_dict, "as_dict"), max_page_length=ctx.site.settings.max_page_length,
         drop_nulls=drop_nulls)
+    if link_fields:
+        await expansion.expand_rows(ctx, rows, link_fields, no_nulls=drop_nulls)
+    return rows
 
 
 @whitelist(path="fw.client.get_count")

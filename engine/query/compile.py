@@ -219,7 +219,7 @@ def compile_fields(meta: Meta, fields: Any, *, readable: frozenset[str] | None =
     function name). Unknown or unreadable fields → DataError.
     """
     columns: dict[str, Column] = {}
-    for item in (parse.strip_doctype(meta, i) for i in _field_items(fields)):
+    for item in (parse.strip_doctype(meta, i) for i in field_items(fields)):
         new = ([Column(f, f) for f in _star(meta, readable)] if item == "*"
                else [_column(meta, item, readable, child_meta)])
         for column in new:
@@ -238,7 +238,8 @@ def compile_fields(meta: Meta, fields: Any, *, readable: frozenset[str] | None =
     return FieldSpec(list(columns.values()), projection, any(c.func for c in columns.values()))
 
 
-def _field_items(fields: Any) -> list[str]:
+def field_items(fields: Any) -> list[str]:
+    """`fields` as a list of item texts: a list, a JSON list, or comma-separated text; `["name"]` if empty."""
     if isinstance(fields, str):
         text = fields.strip()
         try:
@@ -261,7 +262,7 @@ def _column(meta: Meta, text: str, readable: frozenset[str] | None, child_meta: 
     if m := _AGGREGATE.match(text):
         func, arg = m["func"].lower(), m["arg"]
         if func not in AGGREGATES or (arg == "*" and func != "count"):
-            raise exc.DataError(_("Invalid field expression: {0}", text))
+            raise exc.DataError(_("Invalid field expression: {0}", text), field="fields")
         field = None if arg in ("*", "name") and func == "count" else parse.check_readable(meta, arg, readable)
         if field is not None and (parse.is_table_field(meta, field) or (
                 func in ("sum", "avg") and parse.field_type(meta, field) not in parse.NUMERIC_TYPES)):
@@ -275,7 +276,7 @@ def _column(meta: Meta, text: str, readable: frozenset[str] | None, child_meta: 
                 raise exc.DataError(_("Field not permitted in query: {0}", text), field=field)
             parse.check_field(child_meta(str(table.options)), child, child=True)
         return Column(m["alias"] or (field if child is None else f"{field}.{child}"), field, child)
-    raise exc.DataError(_("Invalid field expression: {0}", text))
+    raise exc.DataError(_("Invalid field expression: {0}", text), field="fields")
 
 
 # --- order_by and group_by -------------------------------------------------------------------
@@ -304,7 +305,7 @@ def _order_item(meta: Meta, part: str, aliases: frozenset[str],
                 readable: frozenset[str] | None) -> tuple[str, int]:
     field, direction = _term(meta, part, aliases, readable, "order_by")
     if (direction or "asc").lower() not in ("asc", "desc"):
-        raise exc.DataError(_("Invalid {0}: {1}", "order_by", part.strip()))
+        raise exc.DataError(_("Invalid {0}: {1}", "order_by", part.strip()), field="order_by")
     return field, -1 if (direction or "").lower() == "desc" else 1
 
 
@@ -313,7 +314,7 @@ def _term(meta: Meta, part: str, aliases: frozenset[str], readable: frozenset[st
     """`field [direction]` of order_by / group_by: a readable, non-table field, or an alias."""
     m = _ORDER.match(parse.strip_doctype(meta, part))
     if m is None:
-        raise exc.DataError(_("Invalid {0}: {1}", what, part.strip()))
+        raise exc.DataError(_("Invalid {0}: {1}", what, part.strip()), field=what)
     field = m["field"]
     if field not in aliases and parse.is_table_field(meta, parse.check_readable(meta, field, readable)):
         raise exc.DataError(_("Field not permitted in query: {0}", field), field=field)
@@ -333,11 +334,11 @@ def compile_group_by(meta: Meta, group_by: str | None, fields: FieldSpec, filter
     for part in (group_by or "").split(",") if group_by and group_by.strip() else ():
         field, direction = _term(meta, part, frozenset(), readable, "group_by")
         if direction is not None:
-            raise exc.DataError(_("Invalid {0}: {1}", "group_by", part.strip()))
+            raise exc.DataError(_("Invalid {0}: {1}", "group_by", part.strip()), field="group_by")
         groups.append(field)
     groups = list(dict.fromkeys(groups))
     if not groups and not fields.has_aggregates:
-        raise exc.DataError(_("group_by needs a field or an aggregate"))
+        raise exc.DataError(_("group_by needs a field or an aggregate"), field="group_by")
     group: dict[str, Any] = {"_id": {g: "$_id" if g == "name" else f"${g}" for g in groups} or None}
     project: dict[str, Any] = {"_id": 0}
     paths: dict[str, str] = {g: f"_id.{g}" for g in groups}  # sort key → path in the $group output

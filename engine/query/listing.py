@@ -191,6 +191,13 @@ async def get_all(ctx: Context, doctype: str, **kwargs: Any) -> list[Any]:
     return await get_list(ctx, doctype, ignore_permissions=True, **kwargs)
 
 
+async def readable_rows_filter(ctx: Context, meta: Meta) -> dict[str, Any]:
+    """The MongoDB filter every row the caller reads must match (`{}`: no restriction); raises
+    PermissionError without read. For callers that add their own conditions (link expansion)."""
+    readable = await permissions.readable_fields(ctx, meta)
+    return await _filter_for(ctx, meta, None, None, ignore_permissions=False, readable=readable)
+
+
 async def count(ctx: Context, doctype: str, filters: Any = None, *, or_filters: Any = None,
                 ignore_permissions: bool = False) -> int:
     """Rows the user may read that match `filters` (permission-aware, unlike Frappe's)."""

@@ -101,10 +101,13 @@ def field_schema(field: Any, *, write: bool, table_ref: Callable[[str], dict[str
             schema["writeOnly"] = True
     if field.label:
         schema["title"] = field.label
+    expanded = "" if write else "; with `expand`/`expand_links`, the linked document the caller may read"
+    if ftype in ("Link", "Dynamic Link") and not write:
+        schema["type"] = ["string", "object"]
     if ftype == "Link":
-        schema["description"] = f"Link to {field.options}"
+        schema["description"] = f"Link to {field.options}{expanded}"
     elif ftype == "Dynamic Link":
-        schema["description"] = f"Name of a document of the doctype in `{field.options}`"
+        schema["description"] = f"Name of a document of the doctype in `{field.options}`{expanded}"
     elif field.description and "description" not in schema:
         schema["description"] = field.description
     if nullable and (ftype == "Select" or (write and not field.is_table)):

@@ -34,6 +34,14 @@ if TYPE_CHECKING:
     from engine.site import Site
 
 
+EXPAND_PARAM = json_param("expand", {"type": "array", "items": {"type": "string"}, "examples": [["customer"]]},
+                          "Link or Dynamic Link fields whose values become the linked documents the caller "
+                          "may read (one query per linked doctype; an unreadable link stays a name)")
+EXPAND_LINKS_PARAM = {"name": "expand_links", "in": "query", "schema": {"type": "integer", "enum": [0, 1]},
+                      "description": "1: every Link and Dynamic Link, child rows included, becomes the linked "
+                                     "document the caller may read"}
+
+
 def list_parameters() -> list[dict[str, Any]]:
     filters = {"anyOf": [{"type": "object"}, {"type": "array", "items": {"type": "array"}}]}
     integer = {"type": "integer", "minimum": 0}
@@ -52,7 +60,9 @@ def list_parameters() -> list[dict[str, Any]]:
         {"name": "limit", "in": "query", "schema": integer, "description": "Alias of limit_page_length"},
         {"name": "as_dict", "in": "query", "schema": {"type": "integer", "enum": [0, 1]},
          "description": "0: rows as lists of values"},
+        EXPAND_PARAM,
     ]
+
 
 
 def document_methods(controller: type, submittable: bool) -> list[tuple[str, Any, whitelisted.Whitelisted]]:
@@ -112,7 +122,8 @@ def resource_paths(meta: Meta, site: Site, schemas: Schemas) -> dict[str, Any]:
     name_param = {"name": "name", "in": "path", "required": True, "schema": {"type": "string", "minLength": 1}}
     doc_path: dict[str, Any] = {
         "parameters": [name_param],
-        "get": make_operation(f"get_{comp}", f"Read a {doctype}", tags, envelope("data", ref(comp))),
+        "get": make_operation(f"get_{comp}", f"Read a {doctype}", tags, envelope("data", ref(comp)),
+                              parameters=[EXPAND_PARAM, EXPAND_LINKS_PARAM]),
         "put": make_operation(f"update_{comp}", f"Update a {doctype}", tags, envelope("data", ref(comp)),
                           body=ref(f"{comp}.update"), body_required=True),
         "delete": make_operation(f"delete_{comp}", f"Delete a {doctype}", tags,

@@ -11,6 +11,8 @@ from engine.meta.schema import Meta
 from server.openapi.doctypes import TEXT, component_name, ref, with_null
 from server.openapi.operations import V2_MESSAGES, V2_SUFFIX, envelope_v2, make_operation
 from server.openapi.paths_v1 import (
+    EXPAND_LINKS_PARAM,
+    EXPAND_PARAM,
     call_operations,
     document_methods,
     list_parameters,
@@ -56,7 +58,7 @@ def _v2_list_parameters() -> list[dict[str, Any]]:
             {"name": "start", "in": "query", "schema": integer, "description": "Rows to skip (default 0)"},
             {"name": "limit", "in": "query", "schema": integer,
              "description": "Page length (default 20, capped; 0 = up to the cap)"},
-            v1["as_dict"]]
+            v1["as_dict"], EXPAND_PARAM]
 
 
 def v2_document_paths(meta: Meta, site: Site, schemas: Schemas) -> dict[str, Any]:
@@ -81,7 +83,7 @@ def v2_document_paths(meta: Meta, site: Site, schemas: Schemas) -> dict[str, Any
         },
         f"{base}/{{name}}": {
             "parameters": [name_param],
-            "get": op("get", f"Read a {doctype}", envelope_v2(full)),
+            "get": op("get", f"Read a {doctype}", envelope_v2(full), parameters=[EXPAND_PARAM, EXPAND_LINKS_PARAM]),
             "put": op("update", f"Update a {doctype}", envelope_v2(full), **update),
             "patch": op("patch", f"Update a {doctype} (as PUT)", envelope_v2(full), **update),
             "delete": op("delete", f"Delete a {doctype}", envelope_v2({"type": "string", "const": "ok"}),

@@ -13,13 +13,14 @@ from engine import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
 from engine.methods import client
+from engine.methods import expand as expansion
 from engine.translation import _
 from server.params import document_body, form_dict
 from server.routes.common import envelope, run
 from server.routes.method import call_with_arguments
 
 LIST_PARAMS = ("fields", "filters", "or_filters", "order_by", "limit_start", "limit_page_length", "limit",
-               "group_by", "as_dict")
+               "group_by", "as_dict", "expand")
 
 
 def _doctype(request: Request) -> str:
@@ -56,7 +57,11 @@ async def read_doc(request: Request) -> Response:
 
     async def call(ctx: Context) -> dict[str, Any]:
         doc = await client.load_for(ctx, _doctype(request), request.path_params["name"])
-        return await client.readable_dict(ctx, doc, no_nulls=True)
+        data = await client.readable_dict(ctx, doc, no_nulls=True)
+        if args:  # (most reads carry no arguments at all)
+            await expansion.expand_single(ctx, doc.meta, data, expand=args.get("expand"),
+                                          expand_links=args.get("expand_links"), no_nulls=True)
+        return data
 
     ctx, doc = await run(request, call, read_only=True)
     return envelope(ctx, "data", doc)

@@ -22,6 +22,7 @@ from engine.documents.document import Document
 from engine.meta.bundle import doctype_meta
 from engine.meta.schema import scrub
 from engine.methods import client
+from engine.methods import expand as expansion
 from engine.methods.args import bool_arg, json_arg
 from engine.query import listing
 from engine.site import Site
@@ -95,16 +96,22 @@ async def list_docs(request: Request) -> Response:
     async def call(ctx: Context) -> tuple[list[Any], bool]:
         cap = ctx.site.settings.max_page_length
         length = (cap if limit == 0 else min(limit, cap)) if cap else limit
-        fields = args.get("fields")
+        fields, as_dict = args.get("fields") or None, args.get("as_dict", True)
+        link_fields = []
+        if args.get("expand"):
+            fields, link_fields = await expansion.expand_for_list(ctx, _doctype(request), args["expand"], fields,
+                                                                  as_dict)
         # the same permission-aware listing as v1's `client.list_rows`, called directly because it
         # caps the page at FW_MAX_PAGE_LENGTH and a full page needs one row more to know what follows
         rows = await listing.get_list(
-            ctx, _doctype(request), fields=json_arg(fields, "fields", kinds=(list, str)) if fields else None,
-            filters=json_arg(args.get("filters"), "filters"), or_filters=json_arg(args.get("or_filters"), "or_filters"),
+            ctx, _doctype(request), fields=fields, filters=args.get("filters"), or_filters=args.get("or_filters"),
             order_by=args.get("order_by"), group_by=args.get("group_by"), limit_start=start,
-            limit_page_length=length + 1 if length else 0, as_dict=bool_arg(args.get("as_dict", True), "as_dict"))
+            limit_page_length=length + 1 if length else 0, as_dict=bool_arg(as_dict, "as_dict"))
         has_next = bool(length) and len(rows) > length
-        return (rows[:length] if has_next else rows), has_next
+        rows = rows[:length] if has_next else rows
+        if link_fields:
+            await expansion.expand_rows(ctx, rows, link_fields, no_nulls=False)
+        return rows, has_next
 
     ctx, (rows, has_next) = await run(request, call, read_only=True)
     return respond(ctx, rows, has_next_page=has_next)
@@ -123,9 +130,15 @@ async def create_doc(request: Request) -> Response:
 
 
 async def read_doc(request: Request) -> Response:
+    args = await form_dict(request)
+
     async def call(ctx: Context) -> dict[str, Any]:
         doc = await client.load_for(ctx, _doctype(request), request.path_params["name"])
-        return await client.readable_dict(ctx, doc)
+        data = await client.readable_dict(ctx, doc)
+        if args:
+            await expansion.expand_single(ctx, doc.meta, data, expand=args.get("expand"),
+                                          expand_links=args.get("expand_links"), no_nulls=False)
+        return data
 
     ctx, doc = await run(request, call, read_only=True)
     return respond(ctx, doc)

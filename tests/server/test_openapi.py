@@ -95,7 +95,7 @@ async def test_lists_doctypes_and_methods(site: Site) -> None:
     assert paths["/api/method/ping"]["get"]["security"][0] == {}  # guest-callable
     listing = {p["name"]: p for p in paths["/api/resource/Test Note"]["get"]["parameters"]}
     assert set(listing) == {"fields", "filters", "or_filters", "order_by", "limit_start", "limit_page_length",
-                            "limit", "group_by", "as_dict"}
+                            "limit", "group_by", "as_dict", "expand"}
     assert listing["limit_start"]["schema"]["type"] == "integer"
     assert "202" in paths["/api/resource/Test Note/{name}"]["delete"]["responses"]
     responses = paths["/api/resource/Test Note"]["post"]["responses"]

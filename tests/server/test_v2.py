@@ -680,7 +680,7 @@ async def test_openapi_describes_v2(site: Site) -> None:
 
     listing = paths[NOTE]["get"]
     assert {p["name"] for p in listing["parameters"]} == {"fields", "filters", "or_filters", "order_by", "group_by",
-                                                         "start", "limit", "as_dict"}
+                                                         "start", "limit", "as_dict", "expand"}
     ok_schema = listing["responses"]["200"]["content"]["application/json"]["schema"]
     assert ok_schema["required"] == ["data", "has_next_page"]
     assert ok_schema["properties"]["has_next_page"] == {"type": "boolean"}
