@@ -171,6 +171,11 @@ async def _check_amended_from(op: Operation) -> bool:
     return bool(record.get("amended_from"))
 
 
+async def keep_unwritable_row_values(op: Operation) -> None:
+    """Child rows sent without fields the user may not write keep their stored values."""
+    await permissions.keep_unwritable_row_values(op.ctx, op.doc, op.opts.ignore_permissions)
+
+
 async def coerce_types(op: Operation) -> None:
     """Type-check before the hooks run, so controllers see typed values (again after, in validate_fields)."""
     validation.check_non_table_lists(op.doc)
@@ -335,17 +340,17 @@ INSERT_SUBMIT: tuple[Step, ...] = (
     hook("validate"), hook("before_submit"), check_workflow, validate_fields, persist_insert, hook("after_insert"),
     hook("on_update"), hook("on_submit"), write_version, hook("on_change"), emit_realtime)
 SAVE: tuple[Step, ...] = (
-    check_write, check_latest, coerce_types, hook("before_validate"), hook("validate"), hook("before_save"),
-    check_workflow, validate_fields, check_set_only_once, persist_update, hook("on_update"), write_version,
-    hook("on_change"), emit_realtime)
-SUBMIT: tuple[Step, ...] = (
-    check_write, check_latest, coerce_types, hook("before_validate"), hook("validate"), hook("before_submit"),
-    check_workflow, validate_fields, check_set_only_once, persist_update, hook("on_update"), hook("on_submit"),
+    check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_validate"), hook("validate"),
+    hook("before_save"), check_workflow, validate_fields, check_set_only_once, persist_update, hook("on_update"),
     write_version, hook("on_change"), emit_realtime)
+SUBMIT: tuple[Step, ...] = (
+    check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_validate"), hook("validate"),
+    hook("before_submit"), check_workflow, validate_fields, check_set_only_once, persist_update, hook("on_update"),
+    hook("on_submit"), write_version, hook("on_change"), emit_realtime)
 UPDATE_AFTER_SUBMIT: tuple[Step, ...] = (
-    check_write, check_latest, coerce_types, hook("before_update_after_submit"), check_workflow, validate_fields,
-    check_update_after_submit, persist_update, hook("on_update_after_submit"), write_version, hook("on_change"),
-    emit_realtime)
+    check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_update_after_submit"),
+    check_workflow, validate_fields, check_update_after_submit, persist_update, hook("on_update_after_submit"),
+    write_version, hook("on_change"), emit_realtime)
 CANCEL: tuple[Step, ...] = (
     check_write, check_latest, hook("before_cancel"), check_workflow, check_cancel_links, persist_update,
     hook("on_cancel"), write_version, hook("on_change"), emit_realtime)

@@ -256,6 +256,13 @@ class Meta:
     def nsm_parent_field(self) -> str:
         return self.schema.nsm_parent_field or f"parent_{scrub(self.name)}"
 
+    @cached_property
+    def rows_have_permlevels(self) -> bool:
+        """Whether the child doctype of one of its tables has fields above level 0 (whose access the
+        parent's DocPerm rows decide, as in Frappe). Asked per request; read through the registry."""
+        registry = self.registry
+        return registry is not None and any(registry.get(t.options or "").has_permlevels for t in self.table_fields)
+
     def get_field(self, fieldname: str) -> DocFieldSchema | None:
         return self.by_name.get(fieldname)
 

@@ -30,12 +30,8 @@ def read_only_fields(meta: Meta) -> frozenset[str]:
 
 
 async def readable_dict(ctx: Context, doc: Document, *, no_nulls: bool = False) -> dict[str, Any]:
-    """The document as the caller may see it (fields above their permlevel removed)."""
-    data = doc.as_dict(no_nulls=no_nulls)
-    readable = await permissions.readable_fields(ctx, doc.meta)
-    if readable is not None:
-        data = {k: v for k, v in data.items() if k == "doctype" or k in readable}
-    return data
+    """The document as the caller may see it (fields and child-row fields above their permlevels removed)."""
+    return await permissions.readable_data(ctx, doc.meta, doc.as_dict(no_nulls=no_nulls))
 
 
 async def load_for(ctx: Context, doctype: str, name: str, ptype: str = "read") -> Document:

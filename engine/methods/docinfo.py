@@ -73,29 +73,46 @@ async def readable_versions(ctx: Context, doc: Document) -> list[dict[str, Any]]
     if not doc.meta.track_changes:
         return []
     readable = await permissions.readable_fields(ctx, doc.meta)
+    rows = await permissions.readable_row_fields(ctx, doc.meta)
     cursor = ctx.db.collection(ctx.meta("Version").collection).find(
         {"ref_doctype": doc.doctype, "docname": doc.name}, {"data": 1, "owner": 1, "creation": 1},
         session=ctx.read_session()).sort([("creation", -1), ("_id", -1)]).limit(VERSIONS_SHOWN)
     out = []
     async for record in cursor:
-        data = _visible(record.get("data") or {}, readable)
+        data = _visible(record.get("data") or {}, readable, rows)
         if data:
             out.append({"name": record["_id"], "owner": record.get("owner"), "creation": record.get("creation"),
                         "data": orjson.dumps(data).decode()})
     return out
 
 
-def _visible(data: dict[str, Any], readable: frozenset[str] | None) -> dict[str, Any] | None:
-    """The version's data without changes to unreadable fields; None when nothing is left."""
+def _visible(data: dict[str, Any], readable: frozenset[str] | None,
+             rows: dict[str, frozenset[str]]) -> dict[str, Any] | None:
+    """The version's data without changes to unreadable fields, nor to unreadable child-row fields
+    (`rows`: the readable row fields of tables that hide some); None when nothing is left."""
     if readable is None:
         return data
     kept = {k: v for k, v in data.items() if k not in VERSION_PARTS}
     for part in VERSION_PARTS:
         if part in data:
-            kept[part] = [row for row in data[part] or [] if row and row[0] in readable]
+            kept[part] = [_visible_entry(part, entry, rows) for entry in data[part] or [] if entry
+                          and entry[0] in readable]
+            kept[part] = [entry for entry in kept[part] if entry is not None]
     if not any(kept.get(k) for k in ("created", "docstatus", *VERSION_PARTS)):
         return None
     return kept
+
+
+def _visible_entry(part: str, entry: list[Any], rows: dict[str, frozenset[str]]) -> list[Any] | None:
+    """One `added`/`removed` ([table, row]) or `row_changed` ([table, idx, name, [[field, old, new]...]])
+    entry without the row fields its table hides; None when a row change is left with none."""
+    fields = rows.get(entry[0]) if part != "changed" else None
+    if fields is None:
+        return entry
+    if part == "row_changed":
+        changes = [change for change in entry[3] if change and change[0] in fields]
+        return [*entry[:3], changes] if changes else None
+    return [entry[0], permissions.without_hidden_row_fields(entry[1], fields)]
 
 
 async def user_info(ctx: Context, users: set[str]) -> dict[str, dict[str, Any]]:

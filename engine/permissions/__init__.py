@@ -9,6 +9,7 @@ feeds single reads, lists, counts, reports and writes.
 from __future__ import annotations
 
 import inspect
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
@@ -24,8 +25,8 @@ if TYPE_CHECKING:
     from engine.meta.schema import DocFieldSchema, Meta
     from engine.query.ast import Node
 
-__all__ = ["check_doctype", "check_document", "guard_field_writes", "has_permission", "readable_fields",
-           "row_filter"]
+__all__ = ["check_doctype", "check_document", "guard_field_writes", "has_permission", "keep_unwritable_row_values",
+           "readable_data", "readable_fields", "readable_row_fields", "row_filter"]
 
 
 async def _grant(ctx: Context, meta: Meta, ptype: str) -> Grant:
@@ -114,23 +115,101 @@ async def reads_every_row(ctx: Context, doctype: str) -> bool:
     return await row_filter(ctx, meta, "read") is None
 
 
-async def readable_fields(ctx: Context, meta: Meta) -> frozenset[str] | None:
-    """Fieldnames the user may read, or None when every permlevel is readable (the common case)."""
-    if ctx.is_admin or not meta.has_permlevels:
-        return None
-    levels = rights_for(meta, await ctx.roles()).readable_levels
-    if meta.permlevels <= levels:
-        return None
-    return frozenset(meta.standard) | frozenset(
+def _restricted(ctx: Context, meta: Meta) -> bool:
+    """Whether field permlevels could hide anything of `meta` (its own fields or its tables' rows)."""
+    return not ctx.is_admin and (meta.has_permlevels or meta.rows_have_permlevels)
+
+
+@lru_cache(maxsize=4096)
+def _field_access(meta: Meta, roles: frozenset[str]) -> tuple[frozenset[str] | None, dict[str, frozenset[str]]]:
+    """(readable fieldnames, or None for all; readable row fields of each table that hides some).
+    A child doctype's permlevels are judged by the parent's DocPerm rows, as in Frappe. Tables that
+    hide row fields also enter the first set as `table.field` entries, so that what is cached per
+    readable set (list query plans) tells such users apart."""
+    levels = rights_for(meta, roles).readable_levels
+    rows: dict[str, frozenset[str]] = {}
+    for table in meta.table_fields:
+        child = meta.registry.get(table.options or "") if meta.registry is not None else None
+        if child is not None and not child.permlevels <= levels:
+            rows[table.fieldname] = frozenset(child.standard) | frozenset(
+                f.fieldname for f in child.fields if f.fieldname and f.permlevel in levels)
+    if meta.permlevels <= levels and not rows:
+        return None, rows
+    own = frozenset(meta.standard) | frozenset(
         f.fieldname for f in meta.fields if f.fieldname and f.permlevel in levels)
+    return own | frozenset(f"{table}.{field}" for table, fields in rows.items() for field in fields), rows
+
+
+async def readable_fields(ctx: Context, meta: Meta) -> frozenset[str] | None:
+    """Fieldnames the user may read, or None when every permlevel is readable (the common case).
+    Row fields of tables that hide some appear as `table.field` too (see `readable_row_fields`)."""
+    if not _restricted(ctx, meta):
+        return None
+    return _field_access(meta, await ctx.roles())[0]
+
+
+async def readable_row_fields(ctx: Context, meta: Meta) -> dict[str, frozenset[str]]:
+    """The row fields the user may read, for each table of `meta` whose rows hide some."""
+    if not _restricted(ctx, meta):
+        return {}
+    return _field_access(meta, await ctx.roles())[1]
+
+
+def without_hidden_row_fields(row: Any, readable: frozenset[str]) -> Any:
+    return {k: v for k, v in row.items() if k == "doctype" or k in readable} if isinstance(row, dict) else row
+
+
+async def readable_data(ctx: Context, meta: Meta, data: dict[str, Any]) -> dict[str, Any]:
+    """A document dict without the fields, and the child-row fields, the user may not read."""
+    readable = await readable_fields(ctx, meta)
+    if readable is None:
+        return data
+    data = {k: v for k, v in data.items() if k == "doctype" or k in readable}
+    for table, fields in (await readable_row_fields(ctx, meta)).items():
+        if data.get(table):
+            data[table] = [without_hidden_row_fields(row, fields) for row in data[table]]
+    return data
+
+
+async def keep_unwritable_row_values(ctx: Context, doc: Document, ignore_permissions: bool) -> None:
+    """Rows sent without fields the user may not write get their stored values back: a client
+    replaces a table with the rows it could see, and must not erase what it could not (Frappe
+    restores them likewise). A row that sends such a field is judged by `guard_field_writes`."""
+    meta = doc.meta
+    if ignore_permissions or doc.is_new() or not _restricted(ctx, meta) or not meta.rows_have_permlevels:
+        return
+    levels = rights_for(meta, await ctx.roles()).writable_levels
+    for table, fields in _unwritable_row_fields(ctx, meta, levels):
+        stored = {row.get("name"): row for row in doc.stored_value(table.fieldname) or [] if isinstance(row, dict)}
+        for row in doc._data.get(table.fieldname) or []:
+            before = stored.get(row._data.get("name"))
+            if before is not None:
+                for field in fields:
+                    if field.fieldname not in row._data and field.fieldname in before:
+                        row._data[field.fieldname] = before[field.fieldname]
+
+
+def _unwritable_row_fields(ctx: Context, meta: Meta, levels: frozenset[int]
+                           ) -> list[tuple[DocFieldSchema, list[DocFieldSchema]]]:
+    """(table, its row fields above the writable `levels`) for each table that has some."""
+    found = []
+    for table in meta.table_fields:
+        child = ctx.meta(table.options or "")
+        fields = [f for f in child.fields if f.fieldname and f.has_value and f.permlevel not in levels]
+        if fields:
+            found.append((table, fields))
+    return found
 
 
 async def guard_field_writes(ctx: Context, doc: Document, ignore_permissions: bool) -> None:
-    """A change to a field at a permlevel the user cannot write is refused, naming the field."""
+    """A change to a field (or a child-row field) at a permlevel the user cannot write is refused,
+    naming the field."""
     meta = doc.meta
-    if ignore_permissions or ctx.is_admin or not meta.has_permlevels:
+    if ignore_permissions or not _restricted(ctx, meta):
         return
     levels = rights_for(meta, await ctx.roles()).writable_levels
+    if meta.rows_have_permlevels:
+        _guard_row_writes(ctx, doc, levels)
     record: dict[str, Any] | None = None
     for field in meta.fields:
         if field.fieldname and field.permlevel not in levels and (field.has_value or field.is_table):
@@ -144,6 +223,24 @@ async def guard_field_writes(ctx: Context, doc: Document, ignore_permissions: bo
             if not unchanged:
                 raise exc.PermissionError(
                     _("You are not allowed to change {0}", _(field.display_label)), field=field.fieldname)
+
+
+def _guard_row_writes(ctx: Context, doc: Document, levels: frozenset[int]) -> None:
+    for table, fields in _unwritable_row_fields(ctx, doc.meta, levels):
+        stored = {} if doc.is_new() else {
+            row.get("name"): row for row in doc.stored_value(table.fieldname) or [] if isinstance(row, dict)}
+        for row in doc._data.get(table.fieldname) or []:
+            before = stored.get(row._data.get("name"))
+            for field in fields:
+                current = row._data.get(field.fieldname)
+                if before is None:  # a new row: the field keeps its default, or stays empty
+                    unchanged = _same_value(field, current, None, row.doctype) or (
+                        field.default is not None and current == _default(row, field))
+                else:
+                    unchanged = _same_value(field, current, before.get(field.fieldname), row.doctype)
+                if not unchanged:
+                    raise exc.PermissionError(_("You are not allowed to change {0}", _(field.display_label)),
+                                              field=field.fieldname)
 
 
 def _same_value(field: DocFieldSchema, current: Any, before: Any, doctype: str) -> bool:

@@ -84,6 +84,11 @@ def walk(node: Node | None) -> Iterator[Cond]:
         yield from walk(item)
 
 
+def referenced_row_fields(node: Node | None) -> frozenset[tuple[str, str]]:
+    """(table, row field) of each child-row condition a tree holds."""
+    return frozenset((c.table, c.field) for c in walk(node) if c.table is not None)
+
+
 def referenced_fields(node: Node | None) -> frozenset[str]:
     """Top-level fieldnames a tree reads (a child condition reads its table), e.g. to check
     them against the fields a user may read before permission conditions are AND-ed in."""

@@ -10,12 +10,14 @@ type, and operators map through fixed tables; user text only ever lands in opera
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
+
+import orjson
 
 from engine import exceptions as exc
 from engine.meta.schema import Meta
@@ -196,11 +198,13 @@ class FieldSpec:
     columns: list[Column]
     projection: dict[str, int]
     has_aggregates: bool
+    # output key of a table column → the row fields the caller may read (tables that hide some)
+    row_fields: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
 
     @cached_property
     def plain_columns(self) -> tuple[tuple[str, str], ...] | None:
         """(output key, stored key) of each column when every column is a plain field, else None."""
-        if any(c.child is not None or c.func is not None or c.field is None for c in self.columns):
+        if self.row_fields or any(c.child is not None or c.func is not None or c.field is None for c in self.columns):
             return None
         return tuple((c.key, "_id" if c.field == "name" else c.field) for c in self.columns)  # type: ignore[misc]
 
@@ -235,7 +239,9 @@ def compile_fields(meta: Meta, fields: Any, *, readable: frozenset[str] | None =
     projection = {k: v for k, v in projection.items() if "." not in k or k.split(".")[0] not in projection}
     if projection == {"_id": 0}:
         projection = {"_id": 1}
-    return FieldSpec(list(columns.values()), projection, any(c.func for c in columns.values()))
+    row_fields = {c.key: rows for c in columns.values() if c.child is None and c.func is None and c.field
+                  and (rows := parse.readable_row_fields(c.field, readable)) is not None}
+    return FieldSpec(list(columns.values()), projection, any(c.func for c in columns.values()), row_fields)
 
 
 def field_items(fields: Any) -> list[str]:
@@ -243,7 +249,7 @@ def field_items(fields: Any) -> list[str]:
     if isinstance(fields, str):
         text = fields.strip()
         try:
-            fields = json.loads(text) if text.startswith("[") else text.split(",")
+            fields = orjson.loads(text) if text.startswith("[") else text.split(",")
         except ValueError as e:
             raise exc.DataError(_("Invalid JSON in {0}", "fields"), field="fields") from e
     if fields is None:
@@ -275,6 +281,9 @@ def _column(meta: Meta, text: str, readable: frozenset[str] | None, child_meta: 
             if table is None or not table.is_table or child_meta is None:
                 raise exc.DataError(_("Field not permitted in query: {0}", text), field=field)
             parse.check_field(child_meta(str(table.options)), child, child=True)
+            rows = parse.readable_row_fields(field, readable)
+            if rows is not None and child not in rows:
+                raise exc.DataError(_("Field not permitted in query: {0}", text), field=child)
         return Column(m["alias"] or (field if child is None else f"{field}.{child}"), field, child)
     raise exc.DataError(_("Invalid field expression: {0}", text), field="fields")
 

@@ -11,7 +11,8 @@ import orjson
 from engine import exceptions as exc
 from engine import permissions
 from engine.documents import store, tree
-from engine.query.ast import Node, conjoin, referenced_fields
+from engine.query import parse
+from engine.query.ast import Node, conjoin, referenced_fields, referenced_row_fields
 from engine.query.compile import (
     FieldSpec,
     compile_fields,
@@ -94,6 +95,8 @@ def _caller_filter(ctx: Context, meta: Meta, filters: Any, or_filters: Any,
                                   parse_or_filters(meta, or_filters, child_meta=ctx.meta))
     if readable is not None:
         hidden = sorted(referenced_fields(caller) - readable - {"name"})
+        hidden += sorted(field for table, field in referenced_row_fields(caller)
+                         if (rows := parse.readable_row_fields(table, readable)) is not None and field not in rows)
         if hidden:
             raise exc.DataError(_("Field not permitted in query: {0}", hidden[0]), field=hidden[0])
     if tree_targets(caller):
@@ -116,11 +119,24 @@ async def _filter_for(ctx: Context, meta: Meta, filters: Any, or_filters: Any, *
     return compile_filter(meta, node, tree_ancestors=ancestors, child_meta=ctx.meta)
 
 
-def _columns_and_sort(ctx: Context, meta: Meta, fields: Any, order_by: str | None,
-                      readable: frozenset[str] | None) -> tuple[FieldSpec, list[tuple[str, int]]]:
+def _columns_and_sort(ctx: Context, meta: Meta, fields: Any, order_by: str | None, readable: frozenset[str] | None
+                      ) -> tuple[FieldSpec, list[tuple[str, int]], list[tuple[str, int]]]:
+    """The columns, the sort by output keys (for a grouped pipeline, which sorts its output) and the
+    sort of a plain find, where an alias must mean its source field: sorting a find by the alias text
+    would sort by whatever stored field happens to carry that name (perhaps one the caller may not read)."""
     spec = compile_fields(meta, fields, readable=readable, child_meta=ctx.meta)
-    aliases = frozenset(c.key for c in spec.columns)
-    return spec, compile_order_by(meta, order_by, aliases=aliases, readable=readable)
+    columns = {c.key: c for c in spec.columns}
+    sort = compile_order_by(meta, order_by, aliases=frozenset(columns), readable=readable)
+    find_sort: dict[str, int] = {}
+    for key, direction in sort:
+        column = columns.get(key)
+        if column is None or key == "_id" or (column.field == key and column.child is None):
+            find_sort.setdefault(key, direction)
+        elif column.child is not None or (column.func is None and parse.is_table_field(meta, column.field or "")):
+            raise exc.DataError(_("Field not permitted in query: {0}", key), field="order_by")
+        elif column.func is None:  # (an aggregate's key only exists in a grouped pipeline's output)
+            find_sort.setdefault("_id" if column.field == "name" else str(column.field), direction)
+    return spec, sort, list(find_sort.items())
 
 
 def _shape(raw: dict[str, Any], spec: FieldSpec, drop_nulls: bool) -> dict[str, Any]:
@@ -131,6 +147,8 @@ def _shape(raw: dict[str, Any], spec: FieldSpec, drop_nulls: bool) -> dict[str, 
             value = raw.get("_id")
         elif col.child is None:
             value = raw.get(field)  # type: ignore[arg-type]
+            if col.key in spec.row_fields and value:  # a table whose rows hide fields from the caller
+                value = [permissions.without_hidden_row_fields(row, spec.row_fields[col.key]) for row in value]
         else:
             value = [r.get(col.child) for r in raw.get(field) or []]  # type: ignore[arg-type]
         if value is not None or not drop_nulls:
@@ -162,8 +180,8 @@ async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: A
     mfilter = await _filter_for(ctx, meta, filters, or_filters, ignore_permissions=ignore_permissions,
                                 readable=readable)
     columns = [pluck] if pluck else fields
-    spec, sort = _planned(meta, ("columns", _plan_key(columns, order_by), readable),
-                          lambda: _columns_and_sort(ctx, meta, columns, order_by, readable))
+    spec, sort, find_sort = _planned(meta, ("columns", _plan_key(columns, order_by), readable),
+                                     lambda: _columns_and_sort(ctx, meta, columns, order_by, readable))
     skip = _offset(limit_start)
     drop_nulls = drop_nulls and as_dict and not pluck
     length = page_length(limit if limit not in (None, "") else limit_page_length, default=default_page_length,
@@ -176,7 +194,8 @@ async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: A
         if drop_nulls:
             rows = [{k: v for k, v in row.items() if v is not None} for row in rows]
     else:
-        raw = await store.find(ctx, meta, mfilter, projection=spec.projection, sort=sort, skip=skip, limit=length)
+        raw = await store.find(ctx, meta, mfilter, projection=spec.projection, sort=find_sort, skip=skip,
+                               limit=length)
         rows = _rows(raw, spec, drop_nulls)
     if pluck:
         return [r.get(pluck) for r in rows]

@@ -14,11 +14,12 @@ The field and value checks by field type that `compile.py` applies live here too
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 import re
 from collections.abc import Callable
 from typing import Any
+
+import orjson
 
 from engine import exceptions as exc
 from engine.meta.schema import Meta
@@ -36,6 +37,7 @@ STANDARD_TYPES = {"creation": "Datetime", "modified": "Datetime", "docstatus": "
 DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?$")
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+MAX_LIKE_LENGTH = 1000  # characters of a like pattern: search text, not documents
 
 
 def parse_filters(meta: Meta, filters: Any, *, child_meta: ChildMeta | None = None) -> Node | None:
@@ -59,7 +61,7 @@ def _parse(meta: Meta, filters: Any, child_meta: ChildMeta | None, param: str) -
         if not filters.strip():
             return []
         try:
-            filters = json.loads(filters)
+            filters = orjson.loads(filters)  # (a depth limit: deep nesting is a ValueError, not a RecursionError)
         except ValueError as e:
             raise exc.DataError(_("Invalid JSON in {0}", param), field=param) from e
     if filters is None:
@@ -139,6 +141,15 @@ def check_readable(meta: Meta, field: str, readable: frozenset[str] | None) -> s
     return field
 
 
+def readable_row_fields(table: str, readable: frozenset[str] | None) -> frozenset[str] | None:
+    """The row fields of `table` a caller may read, from the `table.field` entries that
+    `permissions.readable_fields` gives for tables hiding some; None when every row field is."""
+    if readable is None or f"{table}.name" not in readable:
+        return None
+    prefix = f"{table}."
+    return frozenset(entry[len(prefix):] for entry in readable if entry.startswith(prefix))
+
+
 def is_table_field(meta: Meta, field: str) -> bool:
     f = meta.get_field(field)
     return f is not None and f.is_table
@@ -162,11 +173,15 @@ def parse_operator(op: Any) -> Op:
 
 
 def _refuse_operators(value: Any, field: str) -> None:
-    if isinstance(value, dict):
-        raise exc.DataError(_("Invalid filter value: values are data, never query operators"), field=field)
-    if isinstance(value, list | tuple):
-        for item in value:
-            _refuse_operators(item, field)
+    """A dict anywhere inside a value is refused. Iterative: a value may nest as deep as the JSON
+    parser allows, deeper than Python's recursion limit."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, dict):
+            raise exc.DataError(_("Invalid filter value: values are data, never query operators"), field=field)
+        if isinstance(item, list | tuple):
+            pending.extend(item)
 
 
 def _check_value(field: str, op: Op, value: Any) -> Any:
@@ -195,6 +210,8 @@ def _check_value(field: str, op: Op, value: Any) -> Any:
     if op in (Op.LIKE, Op.NOT_LIKE) or op in TREE_OPS:
         if not isinstance(value, str) or (op in TREE_OPS and not value):
             raise bad(_("a text"))
+        if op in (Op.LIKE, Op.NOT_LIKE) and len(value) > MAX_LIKE_LENGTH:  # MongoDB refuses huge regexes
+            raise bad(_("a pattern of at most {0} characters", MAX_LIKE_LENGTH))
         return value
     if not isinstance(value, _SCALARS):
         raise bad(_("a single value"))
