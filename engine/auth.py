@@ -103,21 +103,24 @@ async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
     """Check credentials (with lockout) and return the user's name."""
     if not usr or not pwd or not isinstance(usr, str) or not isinstance(pwd, str):
         raise exc.AuthenticationError(_("Incomplete login details"))
-    if len(pwd) > 512:
+    if len(pwd) > 512 or len(usr) > 320:  # no user has a longer name or email: refused before any database read
         raise exc.AuthenticationError(_("Invalid login credentials"))
     usr = usr.strip()
-    keys = [f"user:{usr.lower()}"] + ([f"ip:{ip}"] if ip else [])
-    await _check_locked(site, keys)
     users = site.db.collection("user")
     record = await users.find_one({"$or": [{"_id": usr}, {"email": usr.lower()}]},
                                   {PASSWORD_KEY: 1, "enabled": 1})
+    # one counter per account, whichever of its names (name or email) is typed; an unknown name has
+    # its own, so probing names is limited too
+    user_key = str(record["_id"] if record is not None else usr).lower()
+    keys = [f"user:{user_key}"] + ([f"ip:{ip}"] if ip else [])
+    await _check_locked(site, keys)  # before the password is even looked at
     ok = record is not None and record.get("enabled", 1) and record["_id"] != "Guest" \
         and passwords.verify_password(record.get(PASSWORD_KEY), pwd)
     if not ok:
         await _record_failure(site, keys)
         raise exc.AuthenticationError(_("Invalid login credentials"))
     assert record is not None
-    await _clear_failures(site, usr.lower())
+    await _clear_failures(site, user_key)
     return str(record["_id"])
 
 
@@ -190,6 +193,13 @@ class SessionStore:
         self.forget_user(user)
         await self.site.db.collection(SESSIONS).delete_many({"user": user})
         await cache_bus.announce(self.site, "user", user)
+
+    async def rename_user(self, old: str, new: str) -> None:
+        """A renamed user's sessions follow them: none stays under the old name, which a user created
+        later under that name would otherwise inherit."""
+        self.forget_user(old)
+        await self.site.db.collection(SESSIONS).update_many({"user": old}, {"$set": {"user": new}})
+        await cache_bus.announce(self.site, "user", old)
 
     async def csrf_token(self, session: Session) -> str:
         """The session's CSRF token, created on first request (the web UI asks for it)."""

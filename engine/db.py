@@ -234,6 +234,12 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
 
             raise exc.TransientError(_("The document was changed by another request; please retry")) from e
         raise
+    except driver_errors.DocumentTooLarge as e:  # (pymongo refuses it before sending: nothing was written)
+        from engine.translation import _
+
+        raise exc.DocumentTooLargeError(_("{0}: the document or query is larger than the database accepts "
+                                          "({1} MB at most); send less data", _(doctype or "Document"),
+                                          16)) from e
     except driver_errors.ServerSelectionTimeoutError as e:
         raise exc.ConfigurationError(
             f"MongoDB is not reachable ({e}). Check FW_MONGO_URL, or unset it to use the embedded MongoDB."

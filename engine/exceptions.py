@@ -17,6 +17,7 @@
     │   ├── WorkflowTransitionError
     │   ├── LinkExistsError
     │   ├── ArgumentTypeError                a whitelisted function's argument has the wrong type
+    │   ├── DocumentTooLargeError            a document or query over MongoDB's 16 MB limit (413)
     │   └── DoesNotExistError                (404 at the HTTP edge, resolved by MRO)
     ├── PermissionError                      (shadows the builtin: import the module, not the name)
     ├── AuthenticationError
@@ -125,6 +126,13 @@ class MaxFileSizeReachedError(ValidationError):
     """A file over `FW_MAX_FILE_SIZE` (Frappe's name; answered 413, as the body-size limit is)."""
 
     title = "File Too Large"
+
+
+class DocumentTooLargeError(ValidationError):
+    """A document or query over MongoDB's 16 MB BSON limit (pymongo's DocumentTooLarge, raised before
+    anything is sent): answered 413, as the body-size limit is, since the cure is to send less."""
+
+    title = "Data Too Large"
 
 
 class DoesNotExistError(ValidationError):

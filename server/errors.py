@@ -28,6 +28,7 @@ log = logging.getLogger("fw.server")
 V2_PREFIX = "/api/v2/"
 STATUS: dict[type[BaseException], int] = {
     exc.MaxFileSizeReachedError: 413,
+    exc.DocumentTooLargeError: 413,
     exc.ValidationError: 417,
     exc.DoesNotExistError: 404,
     exc.PermissionError: 403,

@@ -73,11 +73,41 @@ def _query_arguments(scope: Scope) -> dict[str, Any]:
     return dict(parse_qsl(query.decode("latin-1"), keep_blank_values=True)) if query else {}
 
 
+# How deep a JSON request body may nest objects and arrays (the outermost counts as 1). Frappe sets no
+# limit (Python's json fails near 1000 levels); System.Text.Json and Json.NET stop at 64, serde_json at
+# 128. 100 leaves room for a JSON field's own 64 levels (engine/meta/fieldtypes.py) inside a document,
+# its child row and an envelope such as `{"docs": [...]}`, and keeps anything a function echoes back
+# well under the 255 levels orjson can encode (deeper input made the response a 500).
+MAX_JSON_BODY_DEPTH = 100
+
+
+def nested_deeper_than(value: Any, limit: int) -> bool:
+    """Whether a parsed JSON value nests objects/arrays more than `limit` levels: iteratively, one level
+    of containers at a time (no recursion, and no deeper than `limit + 1` levels are ever visited)."""
+    level: list[Any] = [value] if isinstance(value, dict | list) else []
+    for _level in range(limit):
+        if not level:
+            return False
+        level = [child for item in level for child in (item.values() if isinstance(item, dict) else item)
+                 if isinstance(child, dict | list)]
+    return bool(level)
+
+
+def _too_deep() -> exc.BadRequestError:
+    return exc.BadRequestError(_("The JSON request body is nested more than {0} levels deep", MAX_JSON_BODY_DEPTH))
+
+
 def _json_body(body: bytes) -> dict[str, Any]:
     try:
         parsed = orjson.loads(body)
     except orjson.JSONDecodeError as e:
+        if str(e).startswith("depth limit exceeded"):  # orjson's own limit (1024 levels)
+            raise _too_deep() from None
         raise exc.BadRequestError(_("Malformed JSON in the request body: {0}", str(e)[:120])) from None
+    # (fewer brackets than the limit, strings included, cannot nest deeper: most bodies skip the walk)
+    if body.count(b"[") + body.count(b"{") > MAX_JSON_BODY_DEPTH \
+            and nested_deeper_than(parsed, MAX_JSON_BODY_DEPTH):
+        raise _too_deep()
     if isinstance(parsed, list):
         return {"data": parsed}
     if not isinstance(parsed, dict):

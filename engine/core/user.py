@@ -89,6 +89,13 @@ class User(Document):
         if self.name in STANDARD_USERS:
             raise exc.PermissionError(_("User {0} cannot be deleted", self.name))
 
+    def after_delete(self) -> None:
+        # a deleted user's sessions end with the deletion: a user created later under the same name
+        # must not inherit them
+        site, name = self.ctx.site, self.name
+        site.forget_roles(name)
+        self.ctx.after_commit(lambda: site.sessions.delete_user_sessions(name))
+
     def on_update(self) -> None:
         site, name = self.ctx.site, self.name
         site.forget_roles(name)

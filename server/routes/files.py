@@ -166,12 +166,21 @@ def _etag_matches(header: str | None, etag: str) -> bool:
 
 def byte_range(header: str | None, size: int) -> tuple[int, int] | bool | None:
     """One `bytes=` range as (first, last) inclusive; None: serve the whole file (no range, or one
-    this server ignores: several ranges, another unit, malformed); False: unsatisfiable (416)."""
+    this server ignores: several ranges, another unit, malformed); False: unsatisfiable (416).
+
+    A position is 1 to 64 ASCII digits: `str.isdigit` alone also takes "²" and other Unicode digits, which
+    `int` refuses, and `int` refuses more than 4,300 digits (640 at the least, as configured). A position
+    beyond any file still counts (416, or the range clamped to the file); a Range with a longer or
+    non-ASCII position is ignored and the whole file sent with 200, as RFC 9110 §14.2 lets a server do."""
     if not header or not header.startswith("bytes=") or "," in header:
         return None
     first_text, sep, last_text = header[len("bytes="):].strip().partition("-")
-    if not sep or not (first_text.isdigit() or last_text.isdigit()) \
-            or (first_text and not first_text.isdigit()) or (last_text and not last_text.isdigit()):
+
+    def readable(text: str) -> bool:
+        return len(text) <= 64 and text.isascii() and text.isdigit()  # (isdigit: non-empty)
+
+    if not sep or not (first_text or last_text) \
+            or (first_text and not readable(first_text)) or (last_text and not readable(last_text)):
         return None
     if not first_text:  # the last N bytes
         suffix = int(last_text)

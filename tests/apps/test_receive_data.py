@@ -142,6 +142,75 @@ async def test_bad_data_is_a_clear_417_and_writes_nothing(client: httpx.AsyncCli
     assert await scores(ws) == []
 
 
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+async def test_nested_values_where_a_code_is_expected_are_record_errors(client: httpx.AsyncClient, people: People,
+                                                                       org: Org, ws: Site) -> None:
+    """A list or object as employee_code is an exception of its record (rule 4): an error entry with a
+    short text and a null code (echoing a code nested 300 deep made the response unencodable: a 500 after
+    the Error Logs were committed), skipped, logged; the other records go on."""
+    deep = json.loads(_nested(300))
+    payload = json.dumps([{"employee_code": deep, "date": "2024-03-01", "value": 1},
+                          {"employee_code": {"code": "E-1001"}, "date": "2024-03-01", "value": 2},
+                          {"employee_code": ["E-1001"], "date": "2024-03-01", "value": 3},
+                          {"employee_code": "E-1001", "date": "2024-03-01", "value": 4}])
+    r = await call(client, people.hr, METHOD, data=payload)  # a JSON string: the body itself is shallow
+    assert r.status_code == 200, r.text[:500]
+    assert r.json()["message"] == {"status": "partial", "created": 1, "skipped": 3, "errors": [
+        {"code": None, "error": "employee_code must be text or a number, not list"},
+        {"code": None, "error": "employee_code must be text or a number, not dict"},
+        {"code": None, "error": "employee_code must be text or a number, not list"}]}
+    assert [(s["employee"], s["value"]) for s in await scores(ws)] == [(org.emp("E-1001"), 4.0)]
+    logs = await ws.db.collection("error_log").find({}).to_list(None)
+    assert len(logs) == 3 and {log["method"] for log in logs} == {"receive_data"}
+    assert all(len(log["error"]) < 5000 for log in logs)  # the record shown bounded: `[[[[...]]]]`
+    # in a JSON body, a record nested past the body's limit never reaches the function
+    record = '{"employee_code": ' + _nested(300) + ', "date": "2024-03-02", "value": 1}'
+    r = await client.post(f"/api/method/{METHOD}", content='{"data": [' + record + "]}",
+                          headers={**people.hr.token, "Content-Type": "application/json"})
+    assert r.status_code == 400 and r.json()["exc_type"] == "BadRequestError"
+    # within it, the same record error
+    r = await call(client, people.hr, METHOD, data=[{"employee_code": json.loads(_nested(50)), "date": "2024-03-02"}])
+    assert r.json()["message"]["errors"] == [
+        {"code": None, "error": "employee_code must be text or a number, not list"}]
+    r = await client.post(f"/api/method/{METHOD}", json={"data": [{"employee_code": {}, "date": "2024-03-02"}]},
+                          headers={**people.hr.token, "Accept-Language": "de-DE"})
+    assert r.json()["message"]["errors"] == [
+        {"code": None, "error": "employee_code muss ein Text oder eine Zahl sein, nicht dict"}]
+
+
+async def test_nested_or_huge_dates_and_values_are_short_record_errors(client: httpx.AsyncClient, people: People,
+                                                                      org: Org, ws: Site) -> None:
+    payload = json.dumps([{"employee_code": "E-1001", "date": json.loads(_nested(400)), "value": 1},
+                          {"employee_code": "E-1002", "date": "2024-03-01", "value": json.loads(_nested(400))},
+                          {"employee_code": "E-2001", "date": "2024-03-01", "value": "lots" * 100_000},
+                          {"employee_code": "E-2002", "date": "2024-03-0" + "1" * 100_000, "value": 1}])
+    r = await call(client, people.hr, METHOD, data=payload)
+    assert r.status_code == 200, r.text[:500]
+    body = r.json()["message"]
+    assert (body["status"], body["created"], body["skipped"]) == ("partial", 0, 4)
+    assert [e["code"] for e in body["errors"]] == ["E-1001", "E-1002", "E-2001", "E-2002"]
+    assert all(isinstance(e["error"], str) and 0 < len(e["error"]) <= 300 for e in body["errors"]), body
+    assert await scores(ws) == []
+    assert await ws.db.collection("error_log").count_documents({}) == 4
+
+
+async def test_data_nested_deeper_than_python_parses_is_bad_data(client: httpx.AsyncClient, people: People,
+                                                                 org: Org, ws: Site) -> None:
+    """`data` as a JSON string nested 100,000 deep: json.loads raises RecursionError (a 500); now the
+    malformed-data 417 of any other unreadable string, and nothing is written or logged."""
+    for data in (_nested(100_000), '[{"employee_code": ' + _nested(100_000) + "}]"):
+        r = await call(client, people.hr, METHOD, data=data)
+        assert r.status_code == 417, r.text[:500]
+        assert r.json()["exc_type"] == "DataError"
+        message = r.json()["errors"][0]["message"]
+        assert message.startswith("data is not valid JSON: ") and len(message) < 400
+    assert await scores(ws) == []
+    assert await ws.db.collection("error_log").count_documents({}) == 0
+
+
 async def test_an_empty_delivery_is_ok(client: httpx.AsyncClient, people: People, org: Org) -> None:
     r = await call(client, people.hr, METHOD, data=[])
     assert r.json()["message"] == {"status": "ok", "created": 0, "skipped": 0, "errors": []}

@@ -24,6 +24,7 @@ from engine.permissions import check_document, has_permission
 from engine.query.listing import count, get_list
 from engine.site import Site
 from tests.support.custom_fields import drop_custom_fields
+from tests.support.users import user_context
 
 PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
@@ -55,15 +56,6 @@ async def mctx(memory_site: Site) -> Context:
     ctx = memory_site.context("Administrator")
     await _add_attach_fields(ctx)
     return ctx
-
-
-async def make_user(ctx: Context, email: str, *roles: str, **fields: Any) -> Context:
-    for role in roles:
-        if await ctx.db.collection("role").find_one({"_id": role}) is None:
-            await new_doc(ctx, "Role", role_name=role).insert()
-    await new_doc(ctx, "User", email=email, first_name=email.split("@")[0],
-                  roles=[{"role": r} for r in roles], **fields).insert()
-    return ctx.site.context(email)
 
 
 async def put(ctx: Context, content: bytes, name: str = "a.txt", **kwargs: Any) -> Document:
@@ -241,8 +233,8 @@ async def test_url_privacy_and_content_cannot_change(ctx: Context) -> None:
 
 async def test_attaching_needs_write_on_the_document_and_sets_the_field(attach_ctx: Context) -> None:
     ctx = attach_ctx
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     mine = await new_doc(owner, "Test Note", title="mine").insert()
     theirs = await new_doc(ctx, "Test Note", title="theirs").insert()
 
@@ -298,7 +290,7 @@ async def test_a_failed_attach_leaves_nothing_behind(attach_ctx: Context) -> Non
 
 async def test_a_file_record_cannot_be_moved_onto_a_document_one_cannot_write(attach_ctx: Context) -> None:
     ctx = attach_ctx
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
     theirs = await new_doc(ctx, "Test Note", title="theirs").insert()
     doc = await put(owner, b"x", "mine.txt")
     doc.attached_to_doctype, doc.attached_to_name = "Test Note", theirs.name
@@ -312,10 +304,10 @@ async def test_a_file_record_cannot_be_moved_onto_a_document_one_cannot_write(at
 # -- who sees which File records ----------------------------------------------------------------------
 
 async def test_file_records_follow_the_owner_or_the_attached_document(ctx: Context) -> None:
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
-    nobody = await make_user(ctx, "nobody@example.com")
-    manager = await make_user(ctx, "sm@example.com", "System Manager")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
+    nobody = await user_context(ctx, "nobody@example.com")
+    manager = await user_context(ctx, "sm@example.com", "System Manager")
     note = await new_doc(ctx, "Test Note", title="shared").insert()
     on_note = await put(ctx, b"on note", "note.txt", is_private=1, doctype="Test Note", docname=note.name)
     admins = await put(ctx, b"admin's", "admin.txt")
@@ -343,7 +335,7 @@ async def test_file_records_follow_the_owner_or_the_attached_document(ctx: Conte
 
 
 async def test_row_conditions_of_the_attached_doctype_apply(ctx: Context) -> None:
-    regional = await make_user(ctx, "regional@example.com", "Test Reader", "Test Regional")
+    regional = await user_context(ctx, "regional@example.com", "Test Reader", "Test Regional")
     north = await new_doc(ctx, "Test Customer", customer_name="North Co", region="North").insert()
     south = await new_doc(ctx, "Test Customer", customer_name="South Co", region="South").insert()
     on_north = await put(ctx, b"n", "n.txt", doctype="Test Customer", docname=north.name)
@@ -356,8 +348,8 @@ async def test_row_conditions_of_the_attached_doctype_apply(ctx: Context) -> Non
 
 
 async def test_private_content_follows_the_record_rule(ctx: Context) -> None:
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
-    nobody = await make_user(ctx, "nobody@example.com")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
+    nobody = await user_context(ctx, "nobody@example.com")
     note = await new_doc(ctx, "Test Note", title="n").insert()
     private = await put(ctx, b"private", "p.txt", is_private=1, doctype="Test Note", docname=note.name)
     public = await put(ctx, b"public", "pub.txt")
@@ -377,8 +369,8 @@ async def test_private_content_follows_the_record_rule(ctx: Context) -> None:
 # -- linking an existing URL ---------------------------------------------------------------------------
 
 async def test_linking_shares_url_and_content_when_the_file_is_readable(ctx: Context) -> None:
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
-    nobody = await make_user(ctx, "nobody@example.com")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
+    nobody = await user_context(ctx, "nobody@example.com")
     note = await new_doc(ctx, "Test Note", title="n").insert()
     original = await put(ctx, b"linked bytes", "orig.txt", is_private=1, doctype="Test Note", docname=note.name)
     link = await upload_file(reader, file_url=original.file_url, is_private=0)
@@ -402,12 +394,12 @@ async def test_linking_shares_url_and_content_when_the_file_is_readable(ctx: Con
 
 
 async def test_website_users_upload_only_documents_and_images(ctx: Context) -> None:
-    web = await make_user(ctx, "web@example.com", user_type="Website User")
+    web = await user_context(ctx, "web@example.com", user_type="Website User")
     assert (await put(web, PNG, "me.png")).content_type == "image/png"
     for name in ("page.html", "x.svg", "run.js", "blob.bin"):
         with pytest.raises(exc.PermissionError):
             await put(web, b"<script>", name)
-    desk = await make_user(ctx, "desk@example.com")
+    desk = await user_context(ctx, "desk@example.com")
     assert (await put(desk, b"<p>", "page.html")).content_type == "text/html"
 
 
@@ -453,7 +445,7 @@ async def test_memory_backend_upload_dedupe_serve_delete(mctx: Context) -> None:
     assert (await contents(mctx))[first.content_hash]["refs"] == 2 and len(await chunks(mctx)) == 2
     served = await serving.resolve(mctx.site.context("Guest"), "/files/m.bin")
     assert b"".join([p async for p in storage.iter_bytes(mctx.db, served.content)]) == data
-    reader = await make_user(mctx, "reader@example.com", "Test Reader")
+    reader = await user_context(mctx, "reader@example.com", "Test Reader")
     assert await get_list(reader, "File") == []
     await first.delete()
     await second.delete()

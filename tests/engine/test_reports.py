@@ -17,20 +17,9 @@ from engine.methods.desk import run_report
 from engine.migrate import migrate
 from engine.reports import ReportDef, run
 from engine.site import Site
+from tests.support.users import user_context
 
 REPORT = "Test Note Summary"
-
-
-async def make_user(ctx: Context, email: str, roles: list[str]) -> Context:
-    """A user with `roles` (created when missing); returns a context acting as that user."""
-    async with unit_of_work(ctx):
-        for role in roles:
-            if not await ctx.db.collection("role").find_one({"_id": role}):
-                await new_doc(ctx, "Role", role_name=role).insert()
-        await new_doc(ctx, "User", email=email, first_name=email.split("@")[0],
-                      roles=[{"role": r} for r in roles]).insert()
-    ctx.site.forget_roles(email)
-    return ctx.site.context(email)
 
 
 async def make_note(ctx: Context, title: str, count: int = 0, status: str = "Open") -> str:
@@ -130,7 +119,7 @@ async def test_sync_execute_without_ctx_and_short_result(ctx: Context) -> None:
 
 
 async def test_async_execute_receives_callers_ctx(ctx: Context) -> None:
-    reader = await make_user(ctx, "reader@example.com", ["Test Reader"])
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     users: list[str] = []
 
     async def execute(filters: Any, ctx: Context) -> Any:
@@ -181,37 +170,37 @@ async def test_unknown_report_is_not_found(ctx: Context) -> None:
 
 async def test_report_role_and_report_permission_are_both_needed(ctx: Context) -> None:
     await make_note(ctx, "n1")
-    reader = await make_user(ctx, "reader@example.com", ["Test Reader"])
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     assert len((await run_report(reader, REPORT))["result"]) == 1
 
     # a report role, but no `report` right on Test Note (Test Reviewer may only read)
-    reviewer = await make_user(ctx, "reviewer@example.com", ["Test Reviewer"])
+    reviewer = await user_context(ctx, "reviewer@example.com", "Test Reviewer")
     with pytest.raises(exc.PermissionError, match="report permission on Test Note"):
         await run_report(reviewer, REPORT)
 
     # the `report` right on Test Note (System Manager has it), but none of the report's roles
-    manager = await make_user(ctx, "manager@example.com", ["System Manager"])
+    manager = await user_context(ctx, "manager@example.com", "System Manager")
     with pytest.raises(exc.PermissionError, match="access to report Test Note Summary"):
         await run_report(manager, REPORT)
 
-    nobody = await make_user(ctx, "nobody@example.com", [])
+    nobody = await user_context(ctx, "nobody@example.com")
     with pytest.raises(exc.PermissionError):
         await run_report(nobody, REPORT)
 
 
 async def test_report_without_roles_is_open_to_anyone_with_report_right(ctx: Context) -> None:
-    manager = await make_user(ctx, "manager@example.com", ["System Manager"])
+    manager = await user_context(ctx, "manager@example.com", "System Manager")
     result = await run(manager, report_def(lambda filters: (["X::10"], [[1]])), {})
     assert result["result"] == [{"x": 1}]
-    plain = await make_user(ctx, "plain@example.com", [])
+    plain = await user_context(ctx, "plain@example.com")
     with pytest.raises(exc.PermissionError):
         await run(plain, report_def(lambda filters: (["X::10"], [[1]])), {})
 
 
 async def test_rows_obey_the_callers_row_permissions(ctx: Context) -> None:
     # Test Owner may create notes; both roles read (and report on) only the notes the user owns
-    mine = await make_user(ctx, "mine@example.com", ["Test Owner", "Test Report Owner"])
-    theirs = await make_user(ctx, "theirs@example.com", ["Test Owner", "Test Report Owner"])
+    mine = await user_context(ctx, "mine@example.com", "Test Owner", "Test Report Owner")
+    theirs = await user_context(ctx, "theirs@example.com", "Test Owner", "Test Report Owner")
     await make_note(ctx, "admin note")
     async with unit_of_work(mine):
         await new_doc(mine, "Test Note", title="my note", count=1).insert()
@@ -220,7 +209,7 @@ async def test_rows_obey_the_callers_row_permissions(ctx: Context) -> None:
 
     assert [r["title"] for r in (await run_report(mine, REPORT))["result"]] == ["my note"]
     assert [r["title"] for r in (await run_report(theirs, REPORT))["result"]] == ["their note"]
-    reader = await make_user(ctx, "reader@example.com", ["Test Reader"])
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     assert {r["title"] for r in (await run_report(reader, REPORT))["result"]} == {
         "admin note", "my note", "their note"}
     summary = (await run_report(mine, REPORT))["report_summary"]
@@ -232,7 +221,7 @@ async def test_messages_are_translated(ctx: Context) -> None:
     with bind(german), pytest.raises(exc.DoesNotExistError) as err:
         await run_report(german, "No Such Report")
     assert err.value.message == "Bericht No Such Report nicht gefunden"
-    nobody = await make_user(ctx, "nobody@example.com", [])
+    nobody = await user_context(ctx, "nobody@example.com")
     nobody.lang = "de-AT"
     with bind(nobody), pytest.raises(exc.PermissionError) as err:
         await run_report(nobody, REPORT)

@@ -9,16 +9,12 @@ from engine import exceptions as exc
 from engine.context import Context, unit_of_work
 from engine.documents.factory import get_doc, new_doc
 from engine.workflow import apply_workflow, get_transitions
+from tests.support.users import user_context
 
 
 async def user(ctx: Context, email: str, *roles: str) -> Context:
-    async with unit_of_work(ctx):
-        for role in roles:
-            if not await ctx.db.collection("role").find_one({"_id": role}):
-                await new_doc(ctx, "Role", role_name=role).insert()
-        await new_doc(ctx, "User", email=email, first_name=email.split("@")[0],
-                      roles=[{"role": r} for r in (*roles, "Test Reader")]).insert()
-    return ctx.site.context(email)
+    """A user with `roles` and Test Reader (workflow actions need read access)."""
+    return await user_context(ctx, email, *roles, "Test Reader")
 
 
 @pytest.fixture

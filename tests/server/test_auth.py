@@ -573,3 +573,100 @@ async def test_code_may_create_users_when_it_says_so(ctx: Context) -> None:
         doc.flags["ignore_permissions"] = True
         await doc.insert(ignore_permissions=True)
     assert await ctx.db.collection("user").count_documents({"_id": "signup@example.com"}) == 1
+
+
+# -- lockout per account, renaming users ----------------------------------------------------------
+
+async def test_lockout_counts_every_name_of_an_account(site: Site, ctx: Context) -> None:
+    """Administrator logs in by name or by email: both count against (and are locked by) one counter."""
+    for i in range(10):
+        async with _client(site, ip=f"10.6.0.{i}") as c:
+            refused(await login(c, "Administrator" if i % 2 else "admin@example.com", "bad"), 401)
+    assert await ctx.db.collection(auth.ATTEMPTS).count_documents({"_id": "user:administrator"}) == 1
+    for i, usr in enumerate(("Administrator", "admin@example.com", "ADMIN@example.com")):
+        async with _client(site, ip=f"10.6.1.{i}") as c:
+            refused(await login(c, usr, "admin"), 429, "TooManyRequestsError")
+
+
+async def test_unknown_names_are_locked_out_too(site: Site, ctx: Context) -> None:
+    for i in range(10):
+        async with _client(site, ip=f"10.6.2.{i}") as c:
+            refused(await login(c, "Ghost@example.com", "bad"), 401)
+    async with _client(site, ip="10.6.3.1") as c:
+        refused(await login(c, "ghost@example.com", "bad"), 429, "TooManyRequestsError")
+
+
+async def test_a_locked_account_never_reaches_the_password_check(site: Site, ctx: Context,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    await make_user(ctx, "jane@example.com", [])
+    for i in range(10):
+        async with _client(site, ip=f"10.6.4.{i}") as c:
+            refused(await login(c, "jane@example.com", "bad"), 401)
+    checked: list[str] = []
+    monkeypatch.setattr(auth.passwords, "verify_password", lambda stored, pwd: checked.append(pwd) or True)
+    async with _client(site, ip="10.6.5.1") as c:
+        refused(await login(c, "jane@example.com"), 429, "TooManyRequestsError")
+    assert checked == []
+
+
+async def test_success_by_one_name_resets_the_account_counter(site: Site, ctx: Context) -> None:
+    for i in range(9):
+        async with _client(site, ip=f"10.6.6.{i}") as c:
+            refused(await login(c, "admin@example.com", "bad"), 401)
+    async with _client(site, ip="10.6.7.1") as c:
+        ok(await login(c, "Administrator", "admin"))
+    for i in range(9):
+        async with _client(site, ip=f"10.6.8.{i}") as c:
+            refused(await login(c, "admin@example.com", "bad"), 401)
+
+
+async def test_renaming_users(client: httpx.AsyncClient, ctx: Context) -> None:
+    """Renaming a User needs write on the User doctype (a System Manager's), never the own-record rule; the
+    new name is a valid email, and Administrator and Guest keep their names."""
+    rename = f"{M}/fw.client.rename_doc"
+    manager = await make_user(ctx, "sm@example.com", ["System Manager"])
+    jane = await make_user(ctx, "jane@example.com", ["Test Reader"])
+    body = refused(await client.post(rename, headers=jane.token, json={
+        "doctype": "User", "old_name": "jane@example.com", "new_name": "jane2@example.com"}), 403, "PermissionError")
+    assert "write" in body["errors"][0]["message"]
+    for old, new in (("Administrator", "root@example.com"), ("Guest", "visitor@example.com"),
+                     ("jane@example.com", "Administrator"), ("jane@example.com", "not-an-email")):
+        refused(await client.post(rename, headers=manager.token, json={
+            "doctype": "User", "old_name": old, "new_name": new, "merge": 1}), 417)
+    assert await ctx.db.collection("user").count_documents(
+        {"_id": {"$in": ["Administrator", "Guest", "jane@example.com"]}}) == 3
+    r = await client.post(rename, headers=manager.token, json={
+        "doctype": "User", "old_name": "jane@example.com", "new_name": "janet@example.com"})
+    assert ok(r) == {"message": "janet@example.com"}
+    record = await ctx.db.collection("user").find_one({"_id": "janet@example.com"})
+    assert record["email"] == "janet@example.com"
+    async with _client(ctx.site) as c:
+        ok(await login(c, "janet@example.com"))
+
+
+async def test_sessions_follow_a_renamed_user_and_end_with_a_deleted_one(client: httpx.AsyncClient, ctx: Context,
+                                                                         admin: ApiUser) -> None:
+    """Sessions are kept under the user's name: a rename moves them along, a deletion ends them, so a user
+    created later under the old name never inherits anyone's session."""
+    await make_user(ctx, "jane@example.com", ["Test Reader"])
+    async with _client(ctx.site) as jane:
+        ok(await login(jane, "jane@example.com"))
+        ok(await client.post(f"{M}/fw.client.rename_doc", headers=admin.token, json={
+            "doctype": "User", "old_name": "jane@example.com", "new_name": "janet@example.com"}))
+        assert ok(await jane.get(WHO))["message"] == "janet@example.com"  # still logged in, as the new name
+        await make_user(ctx, "jane@example.com", ["System Manager"])  # someone new takes the old name
+        assert ok(await jane.get(WHO))["message"] == "janet@example.com"
+        assert await ctx.db.collection("user").count_documents({"_id": "janet@example.com"}) == 1
+        ok(await client.delete("/api/resource/User/janet@example.com", headers=admin.token), 202)
+        refused(await jane.get(WHO), 403, "PermissionError")  # a Guest now
+        assert await ctx.db.collection(auth.SESSIONS).count_documents({"user": "janet@example.com"}) == 0
+        await make_user(ctx, "janet@example.com", ["System Manager"])  # and someone new takes that name
+        refused(await jane.get(WHO), 403, "PermissionError")
+
+
+async def test_oversized_credentials_are_refused_before_any_lookup(site: Site, ctx: Context) -> None:
+    async with _client(site) as c:
+        for usr, pwd in (("u" * 321, PASSWORD), ("jane@example.com", "p" * 513), ("u" * 17_000_000, PASSWORD)):
+            body = refused(await login(c, usr, pwd, as_json=True), 401, "AuthenticationError")
+            assert body["message"] == "Invalid login credentials"
+    assert await ctx.db.collection(auth.ATTEMPTS).count_documents({}) == 0  # nothing was looked up or counted

@@ -432,3 +432,75 @@ async def test_json_field_list_values_round_trip(site: Site, admin: ApiUser) -> 
         assert r.status_code == 200, r.text
         doc = ok(await c.get(f"{NOTE}/{r.json()['data']['name']}", headers=admin.token))["data"]
         assert doc["config"] == [{"a": None, "b": 1}, []]
+
+
+# -- request bodies beyond a limit: a clear client error, nothing written --------------------------
+
+def _nested(depth: int) -> str:
+    return "[" * depth + "]" * depth
+
+
+async def test_json_body_nested_beyond_the_limit_is_400(client: httpx.AsyncClient, admin: ApiUser,
+                                                        ctx: Context) -> None:
+    """A JSON body may nest MAX_JSON_BODY_DEPTH levels (the outermost object counts): deeper, whatever the
+    route, is a 400 naming the limit (a function echoing a 300-level body made orjson's encoder fail: 500)."""
+    from server.params import MAX_JSON_BODY_DEPTH as LIMIT
+
+    h = {**admin.token, "Content-Type": "application/json"}
+    echoed = ok(await client.post(f"{FX}.echo", content='{"a": ' + _nested(LIMIT - 1) + "}", headers=h))
+    assert echoed["message"]["a"] == json.loads(_nested(LIMIT - 1))
+    assert ok(await client.post(f"{FX}.echo", content=_nested(LIMIT), headers=h))["message"] == {
+        "data": json.loads(_nested(LIMIT))}  # a list body is `data`
+    # an object nested as deep as a list (and a deep item after shallow ones) counts the same
+    too_deep = ['{"a": ' + _nested(LIMIT) + "}", _nested(LIMIT + 1),
+                '{"a": ' + '{"b": ' * LIMIT + "1" + "}" * LIMIT + "}",
+                '{"a": [1, "[[[[", [[]], ' + _nested(LIMIT - 1) + "]}", '{"a": ' + _nested(300) + "}",
+                '{"a": ' + _nested(5000) + "}"]  # (orjson's own limit is 1024 levels)
+    for body in too_deep:
+        for path in (f"{FX}.echo", NOTE, "/api/v2/document/Test Note", "/api/method/fw.client.insert"):
+            r = await client.post(path, content=body, headers=h)
+            assert r.status_code == 400, (path, body[:40], r.text[:300])
+            if not path.startswith("/api/v2/"):
+                error = check_body(refused(r, 400, "BadRequestError"), "BadRequestError")
+                assert str(LIMIT) in error["message"] and "nested" in error["message"]
+    assert await ctx.db.collection("test_note").count_documents({}) == 0
+    # a JSON field holds its own 64 levels within a document: well inside the body's limit
+    config = json.loads(_nested(64))
+    name = ok(await client.post(NOTE, json={"title": "deep", "config": config}, headers=admin.token))["data"]["name"]
+    assert ok(await client.get(f"{NOTE}/{name}", headers=admin.token))["data"]["config"] == config
+
+
+async def test_documents_and_queries_over_the_mongodb_limit_are_413(client: httpx.AsyncClient, admin: ApiUser,
+                                                                    ctx: Context) -> None:
+    """MongoDB stores and takes at most 16 MB per document or command, below the 25 MiB body limit: pymongo's
+    DocumentTooLarge is DocumentTooLargeError (413), and whatever the request began to write is rolled back."""
+    name = await _note(ctx, title="small", body="unchanged")
+    values = [f"{i:06d}" + "x" * 1000 for i in range(20_000)]  # about 20 MB of `in` values
+    queries = [
+        ("get_list in", "/api/method/fw.client.get_list",
+         {"doctype": "Test Note", "filters": [["title", "in", values]]}),
+        ("get_list grouped", "/api/method/fw.client.get_list",
+         {"doctype": "Test Note", "fields": ["title", "count(name) as n"], "group_by": "title",
+          "filters": [["title", "in", values]]}),
+        ("get_count not in", "/api/method/fw.client.get_count",
+         {"doctype": "Test Note", "filters": [["title", "not in", values]]}),
+        ("get_value or", "/api/method/fw.client.get_value",
+         {"doctype": "Test Note", "fieldname": "title", "filters": {"body": ["in", values]}}),
+    ]
+    for label, path, body in queries:
+        r = await client.post(path, json=body, headers=admin.token)
+        error = check_body(refused(r, 413, "DocumentTooLargeError"), "DocumentTooLargeError")
+        assert "16 MB" in error["message"], (label, error)
+    big = "y" * 20_000_000
+    for r in (await client.post(NOTE, json={"title": "big", "body": big}, headers=admin.token),
+              await client.post("/api/method/fw.client.insert_many", headers=admin.token, json={"docs": [
+                  {"doctype": "Test Note", "title": "first, small"},
+                  {"doctype": "Test Note", "title": "b", "body": big}]}),
+              await client.put(f"{NOTE}/{name}", json={"body": big}, headers=admin.token)):
+        error = check_body(refused(r, 413, "DocumentTooLargeError"), "DocumentTooLargeError")
+        assert error["message"].startswith("Test Note: ")
+    r = await client.post("/api/v2/document/Test Note", json={"title": "big", "body": big}, headers=admin.token)
+    assert r.status_code == 413 and r.json()["errors"][0]["type"] == "DocumentTooLargeError"
+    rows = await ctx.db.collection("test_note").find({}, {"title": 1, "body": 1}).to_list(None)
+    assert [(row["title"], row["body"]) for row in rows] == [("small", "unchanged")]
+

@@ -131,6 +131,31 @@ async def test_byte_ranges(client: httpx.AsyncClient, admin: ApiUser) -> None:
     assert fresh.status_code == 206
 
 
+async def test_unreadable_byte_ranges_are_ignored(client: httpx.AsyncClient, admin: ApiUser) -> None:
+    """A position is 1 to 64 ASCII digits. Unicode digits (which `str.isdigit` accepts and `int` refuses)
+    and longer numbers (`int` refuses more than 4,300 digits) make the Range invalid: ignored, the whole
+    file with 200 (RFC 9110 §14.2)."""
+    data = b"0123456789"
+    ok(await upload(client, admin, "d.txt", data))
+    for value in (b"bytes=\xb2-", b"bytes=0-\xb9", b"bytes=-\xb3", b"bytes=\xd9\xa1-",  # superscripts, Arabic-Indic 1
+                  b"bytes=" + b"9" * 5000 + b"-", b"bytes=0-" + b"9" * 5000, b"bytes=-" + b"9" * 65,
+                  b"bytes=1" + b"0" * 64 + b"-", b"bytes=0-" + b"0" * 65, b"bytes=-", b"bytes= - ", b"bytes=+1-2",
+                  b"bytes=0x1-2", b"bytes=1_0-2"):
+        r = await client.get("/files/d.txt", headers={"Range": value})
+        assert r.status_code == 200 and r.content == data, (value, r.status_code)
+        head = await client.head("/files/d.txt", headers={"Range": value})
+        assert head.status_code == 200 and head.headers["content-length"] == "10", value
+    # 64 digits still read: beyond the file, a range is clamped to it or unsatisfiable
+    r = await client.get("/files/d.txt", headers={"Range": "bytes=2-" + "9" * 64})
+    assert r.status_code == 206 and r.content == data[2:] and r.headers["content-range"] == "bytes 2-9/10"
+    r = await client.get("/files/d.txt", headers={"Range": "bytes=-" + "9" * 64})
+    assert r.status_code == 206 and r.content == data
+    r = await client.get("/files/d.txt", headers={"Range": "bytes=" + "9" * 64 + "-"})
+    assert r.status_code == 416 and r.headers["content-range"] == "bytes */10"
+    r = await client.get("/files/d.txt", headers={"Range": "bytes=" + "0" * 63 + "3-" + "0" * 63 + "4"})
+    assert r.status_code == 206 and r.content == b"34"
+
+
 @pytest.mark.parametrize(("name", "content_type"), [
     ("page.html", "text/html"), ("logo.svg", "image/svg+xml"), ("feed.xml", "application/xml"),
     ("app.js", "text/javascript"), ("blob.weird", "application/octet-stream"), ("page.xhtml", "application/xhtml+xml"),

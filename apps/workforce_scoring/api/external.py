@@ -26,6 +26,7 @@ see that module.) The per-document `after_insert` notification does not run for 
 from __future__ import annotations
 
 import json
+import reprlib
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,11 @@ from workforce_scoring.constants import DAILY, EMPLOYEE, EMPLOYEE_SCORE, EXTERNA
 # part of the protocol with the external system (compared by machines), so never translated
 NOT_FOUND = "Not found"
 LOG_TITLE = "receive_data"
+MAX_ERROR_TEXT = 300  # an error entry's text in the response (an exception's text may quote a huge value)
+# a record and its code as the Error Log shows them: bounded, whatever the external system sent (a plain
+# repr of a value nested a thousand levels deep raises RecursionError, of a 20 MB one fills the log)
+_LOG_REPR = reprlib.Repr()
+_LOG_REPR.maxlevel, _LOG_REPR.maxdict, _LOG_REPR.maxlist, _LOG_REPR.maxstring, _LOG_REPR.maxother = 4, 20, 20, 200, 200
 
 
 @dataclass
@@ -52,11 +58,15 @@ class Delivery:
     failures: list[tuple[int, Any, BaseException]] = field(default_factory=list)
 
     def error(self, index: int, code: Any, text: str) -> None:
-        self.errors.append((index, {"code": code, "error": text}))
+        self.errors.append((index, {"code": _shown_code(code), "error": _short_text(text)}))
         self.skipped += 1
 
     def failure(self, index: int, code: Any, error: BaseException) -> None:
-        self.error(index, code, str(error))
+        try:
+            text = str(error)
+        except Exception:  # an exception whose text cannot be built still has a name
+            text = type(error).__name__
+        self.error(index, code, text or type(error).__name__)
         self.failures.append((index, code, error))
 
     def response(self) -> dict[str, Any]:
@@ -98,8 +108,8 @@ def parse_records(data: Any) -> list[Any]:
     if isinstance(data, str | bytes):
         try:
             data = json.loads(data)
-        except ValueError as e:
-            raise exc.DataError(fw._("data is not valid JSON: {0}", str(e)), field="data") from None
+        except (ValueError, RecursionError) as e:  # (RecursionError: nested deeper than Python's stack)
+            raise exc.DataError(fw._("data is not valid JSON: {0}", _short_text(str(e))), field="data") from None
     if not isinstance(data, list):
         raise exc.DataError(fw._("data must be a list of records (or a JSON string holding one), not {0}",
                                  _kind(data)), field="data")
@@ -108,6 +118,18 @@ def parse_records(data: Any) -> list[Any]:
 
 def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
+
+
+def _short_text(text: str) -> str:
+    """A plain `str` of at most MAX_ERROR_TEXT characters, for the response's error entries."""
+    text = str.__str__(text)
+    return text if len(text) <= MAX_ERROR_TEXT else text[:MAX_ERROR_TEXT - 1] + "…"
+
+
+def _shown_code(code: Any) -> Any:
+    """A record's code as the response repeats it: a list or object (which may nest deeper than JSON
+    encoders go) is not a code, and is shown as null."""
+    return code if code is None or isinstance(code, str | int | float) else None
 
 
 def _code_key(code: Any) -> str | None:
@@ -140,6 +162,9 @@ def _candidates(ctx: fw.Context, records: list[Any], employees: dict[str, str], 
         try:
             if not isinstance(record, Mapping):
                 raise exc.DataError(fw._("Each record must be an object, not {0}", _kind(record)))
+            if _shown_code(code) is None and code is not None:
+                raise exc.DataError(fw._("employee_code must be text or a number, not {0}", _kind(code)),
+                                    field="employee_code")
             employee = employees.get(_code_key(code) or "")
             if employee is None:
                 delivery.error(index, code, NOT_FOUND)
@@ -178,4 +203,4 @@ async def _drop_stored(ctx: fw.Context, candidates: list[Candidate], delivery: D
 
 def _log_text(index: int, code: Any, record: Any, error: BaseException) -> str:
     trace = "".join(traceback.format_exception(error))
-    return f"Record #{index + 1} (employee_code {code!r}): {record!r}\n\n{trace}"
+    return f"Record #{index + 1} (employee_code {_LOG_REPR.repr(code)}): {_LOG_REPR.repr(record)}\n\n{trace}"

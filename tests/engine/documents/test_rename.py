@@ -14,6 +14,7 @@ from engine.documents.factory import get_doc, new_doc
 from engine.documents.rename import rename
 from engine.files.upload import upload_file
 from tests.support.custom_fields import drop_custom_fields
+from tests.support.users import user_context
 
 
 @pytest.fixture
@@ -72,3 +73,101 @@ async def test_a_refused_rename_moves_nothing(dynamic_ctx: Context) -> None:
         await rename(ctx, "Test Customer", "A Co", "B Co")
     assert (await get_doc(ctx, "Test Note", note.name)).ref_name == "A Co"
     assert await ctx.db.collection("file").count_documents({"attached_to_name": "A Co"}) == 1
+
+
+# -- merge and the rights a rename needs (Frappe's validate_rename) --------------------------------
+
+async def test_merge_repoints_to_the_target_and_deletes_the_old_through_its_hooks(
+        dynamic_ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = dynamic_ctx
+    async with unit_of_work(ctx):
+        old = await new_doc(ctx, "Test Note", title="old").insert()
+        target = await new_doc(ctx, "Test Note", title="target").insert()
+        pointer = await new_doc(ctx, "Test Note", title="p", ref_type="Test Note", ref_name=old.name).insert()
+        attached = await upload_file(ctx, content=b"x", file_name="x.txt", doctype="Test Note", docname=old.name)
+    trashed: list[str] = []
+    monkeypatch.setattr(ctx.site.apps.controller("Test Note"), "on_trash",
+                        lambda doc: trashed.append(doc.name), raising=False)
+    assert await rename(ctx, "Test Note", old.name, target.name, merge=True) == target.name
+
+    assert trashed == [old.name]  # deleted as a delete request deletes it
+    assert await ctx.db.collection("test_note").count_documents({"_id": old.name}) == 0
+    assert (await get_doc(ctx, "Test Note", target.name)).title == "target"
+    assert (await get_doc(ctx, "Test Note", pointer.name)).ref_name == target.name
+    assert (await get_doc(ctx, "File", attached.name)).attached_to_name == target.name  # moved, not deleted
+
+
+async def test_merge_needs_an_existing_target(ctx: Context) -> None:
+    async with unit_of_work(ctx):
+        note = await new_doc(ctx, "Test Note", title="n").insert()
+    with pytest.raises(exc.ValidationError, match="does not exist"):
+        await rename(ctx, "Test Note", note.name, "no-such-note", merge=True)
+    assert await ctx.db.collection("test_note").count_documents({"_id": note.name}) == 1
+    assert await ctx.db.collection("test_note").count_documents({"_id": "no-such-note"}) == 0
+
+
+async def test_merge_needs_write_on_the_target(ctx: Context) -> None:
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")  # if_owner rights on Test Note
+    async with unit_of_work(ctx):
+        theirs = await new_doc(ctx, "Test Note", title="theirs").insert()
+    async with unit_of_work(owner):
+        mine = await new_doc(owner, "Test Note", title="mine").insert()
+        await upload_file(owner, content=b"x", file_name="x.txt", doctype="Test Note", docname=mine.name)
+    with pytest.raises(exc.PermissionError, match=f"write.*{theirs.name}"):
+        async with unit_of_work(owner):
+            await rename(owner, "Test Note", mine.name, theirs.name, merge=True)
+    assert await ctx.db.collection("test_note").count_documents({"_id": mine.name}) == 1
+    assert await ctx.db.collection("file").count_documents({"attached_to_name": theirs.name}) == 0
+
+
+async def test_merge_needs_delete_on_the_old(ctx: Context) -> None:
+    reviewer = await user_context(ctx, "rev@example.com", "Test Reviewer")  # read, write, create on Test Review
+    async with unit_of_work(reviewer):
+        a = await new_doc(reviewer, "Test Review", title="A").insert()
+        b = await new_doc(reviewer, "Test Review", title="B").insert()
+    with pytest.raises(exc.PermissionError, match=f"delete.*{a.name}"):
+        async with unit_of_work(reviewer):
+            await rename(reviewer, "Test Review", a.name, b.name, merge=True)
+    assert await ctx.db.collection("test_review").count_documents({"_id": {"$in": [a.name, b.name]}}) == 2
+    async with unit_of_work(reviewer):  # a plain rename needs write only
+        assert await rename(reviewer, "Test Review", a.name, "A2") == "A2"
+
+
+async def test_renaming_needs_write_on_the_doctype(ctx: Context) -> None:
+    """The core rule that lets a user edit their own User record does not let them rename it."""
+    jane = await user_context(ctx, "jane@example.com")
+    with pytest.raises(exc.PermissionError, match="write permission on User"):
+        await rename(jane, "User", "jane@example.com", "someone@example.com")
+    assert await ctx.db.collection("user").count_documents({"_id": "jane@example.com"}) == 1
+
+
+@pytest.mark.parametrize("doctype, old, new", [
+    ("User", "Administrator", "x-admin@example.com"), ("User", "Guest", "x-guest@example.com"),
+    ("Role", "System Manager", "Boss"), ("Role", "All", "Everyone"), ("Role", "Guest", "Visitor"),
+])
+async def test_standard_users_and_roles_are_never_renamed(ctx: Context, doctype: str, old: str, new: str) -> None:
+    for merge in (False, True):
+        with pytest.raises(exc.ValidationError, match="cannot be renamed"):
+            await rename(ctx, doctype, old, new, merge=merge)
+    assert await ctx.db.collection(ctx.meta(doctype).collection).count_documents({"_id": old}) == 1
+
+
+async def test_nothing_is_renamed_or_merged_into_a_standard_name(ctx: Context) -> None:
+    manager = await user_context(ctx, "sm@example.com", "System Manager")
+    await user_context(ctx, "owner@example.com", "Test Owner")  # creates the role "Test Owner"
+    for doctype, old, new in (("User", "sm@example.com", "Administrator"), ("User", "sm@example.com", "Guest"),
+                              ("Role", "Test Owner", "System Manager")):
+        for merge in (False, True):
+            with pytest.raises(exc.ValidationError, match="standard"):
+                async with unit_of_work(manager):
+                    await rename(manager, doctype, old, new, merge=merge)
+    assert await ctx.db.collection("user").count_documents({"_id": "sm@example.com"}) == 1
+    assert await ctx.db.collection("role").count_documents({"_id": "Test Owner"}) == 1
+
+
+async def test_a_renamed_user_is_named_by_a_valid_email(ctx: Context) -> None:
+    await user_context(ctx, "jane@example.com")
+    with pytest.raises(exc.ValidationError, match="valid email"):
+        await rename(ctx, "User", "jane@example.com", "not-an-email")
+    assert await rename(ctx, "User", "jane@example.com", "janet@example.com") == "janet@example.com"
+    assert (await get_doc(ctx, "User", "janet@example.com")).email == "janet@example.com"

@@ -17,16 +17,7 @@ from engine.meta.schema import RIGHTS
 from engine.permissions import check_doctype, check_document, has_permission, readable_fields
 from engine.query.listing import count, exists, get_all, get_list
 from engine.site import Site
-
-
-async def make_user(ctx: Context, email: str, *roles: str, **fields: object) -> Context:
-    """A user with `roles` (created as Role documents when missing); returns a context acting as them."""
-    for role in roles:
-        if not await exists(ctx, "Role", role):
-            await new_doc(ctx, "Role", role_name=role).insert()
-    await new_doc(ctx, "User", email=email, first_name=email.split("@")[0],
-                  roles=[{"role": r} for r in roles], **fields).insert()
-    return ctx.site.context(email)
+from tests.support.users import user_context
 
 
 async def make_note(ctx: Context, title: str = "note", **fields: object) -> Document:
@@ -56,7 +47,7 @@ async def test_administrator_has_every_right(ctx: Context) -> None:
 
 async def test_user_without_roles_has_no_rights(ctx: Context) -> None:
     note = await make_note(ctx)
-    nobody = await make_user(ctx, "nobody@example.com")
+    nobody = await user_context(ctx, "nobody@example.com")
     for ptype in ("read", "write", "create", "delete", "report"):
         assert not await has_permission(nobody, "Test Note", ptype)
         with pytest.raises(exc.PermissionError):
@@ -74,7 +65,7 @@ async def test_user_without_roles_has_no_rights(ctx: Context) -> None:
 
 async def test_disabled_user_loses_their_roles(ctx: Context) -> None:
     await make_note(ctx)
-    reader = await make_user(ctx, "off@example.com", "Test Reader", enabled=0)
+    reader = await user_context(ctx, "off@example.com", "Test Reader", enabled=0)
     assert not await has_permission(reader, "Test Note", "read")
     with pytest.raises(exc.PermissionError):
         await get_list(reader, "Test Note")
@@ -82,7 +73,7 @@ async def test_disabled_user_loses_their_roles(ctx: Context) -> None:
 
 async def test_disabled_role_grants_nothing(site: Site, ctx: Context) -> None:
     await make_note(ctx)
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     assert len(await get_list(reader, "Test Note")) == 1
     role = await get_doc(ctx, "Role", "Test Reader")
     role.disabled = 1
@@ -112,7 +103,7 @@ async def test_guest_has_no_rights_on_test_note(site: Site, ctx: Context) -> Non
 
 
 async def test_every_logged_in_user_has_all_and_guest_roles(ctx: Context) -> None:
-    reader = await make_user(ctx, "r@example.com", "Test Reader")
+    reader = await user_context(ctx, "r@example.com", "Test Reader")
     roles = await reader.roles()
     assert {"Test Reader", "All", "Guest"} <= roles
     assert "System Manager" not in roles
@@ -126,7 +117,7 @@ async def test_every_logged_in_user_has_all_and_guest_roles(ctx: Context) -> Non
 
 async def test_read_only_role_can_read_but_not_write_create_or_delete(ctx: Context) -> None:
     note = await make_note(ctx, "original", body="text")
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
 
     mine = await get_doc(reader, "Test Note", note.name)
     await check_document(reader, mine, "read")
@@ -153,8 +144,8 @@ async def test_read_only_role_can_read_but_not_write_create_or_delete(ctx: Conte
 
 async def test_ignore_permissions_bypasses_checks(ctx: Context) -> None:
     note = await make_note(ctx, "original")
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
-    nobody = await make_user(ctx, "nobody@example.com")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
+    nobody = await user_context(ctx, "nobody@example.com")
 
     created = await new_doc(reader, "Test Note", title="by code").insert(ignore_permissions=True)
     assert created.owner == "reader@example.com"
@@ -173,7 +164,7 @@ async def test_ignore_permissions_bypasses_checks(ctx: Context) -> None:
 
 async def test_if_owner_user_manages_only_their_own_documents(ctx: Context) -> None:
     others = await make_note(ctx, "admin's")
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
 
     mine = await new_doc(owner, "Test Note", title="mine").insert()
     assert mine.owner == "owner@example.com"
@@ -206,7 +197,7 @@ async def test_if_owner_user_manages_only_their_own_documents(ctx: Context) -> N
 
 async def test_if_owner_cannot_take_over_a_document_by_changing_owner(ctx: Context) -> None:
     others = await make_note(ctx, "admin's")
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
     theirs = await get_doc(owner, "Test Note", others.name)
     theirs.owner = "owner@example.com"
     theirs.title = "mine now"
@@ -225,7 +216,7 @@ async def test_if_owner_cannot_take_over_a_document_by_changing_owner(ctx: Conte
 
 async def test_reader_cannot_see_or_query_permlevel_field(ctx: Context) -> None:
     await make_note(ctx, "n1", reviewer_note="secret review")
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
 
     rows = await get_list(reader, "Test Note", fields=["*"])
     assert len(rows) == 1
@@ -247,20 +238,20 @@ async def test_reader_cannot_see_or_query_permlevel_field(ctx: Context) -> None:
 
 async def test_reader_cannot_sort_on_permlevel_field(ctx: Context) -> None:
     await make_note(ctx, "n1", reviewer_note="b")
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     with pytest.raises(exc.DataError):
         await get_list(reader, "Test Note", order_by="reviewer_note asc")
 
 
 async def test_reader_cannot_group_by_permlevel_field(ctx: Context) -> None:
     await make_note(ctx, "n1", reviewer_note="b")
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     with pytest.raises(exc.DataError):
         await get_list(reader, "Test Note", fields=["count(name) as n"], group_by="reviewer_note")
 
 
 async def test_reviewer_reads_and_writes_permlevel_field(ctx: Context) -> None:
-    reviewer_only = await make_user(ctx, "rev@example.com", "Test Reviewer")
+    reviewer_only = await user_context(ctx, "rev@example.com", "Test Reviewer")
     note = await make_note(ctx, "n1", reviewer_note="first")
     rows = await get_list(reviewer_only, "Test Note", fields=["name", "reviewer_note"],
                           filters={"reviewer_note": "first"})
@@ -273,7 +264,7 @@ async def test_reviewer_reads_and_writes_permlevel_field(ctx: Context) -> None:
         await doc.save()
 
     # with level-0 write (Test Owner, on their own notes) the reviewer changes the field
-    reviewer = await make_user(ctx, "rev2@example.com", "Test Reviewer", "Test Owner")
+    reviewer = await user_context(ctx, "rev2@example.com", "Test Reviewer", "Test Owner")
     own = await new_doc(reviewer, "Test Note", title="mine", reviewer_note="set at insert").insert()
     own.reviewer_note = "reviewed"
     await own.save()
@@ -281,7 +272,7 @@ async def test_reviewer_reads_and_writes_permlevel_field(ctx: Context) -> None:
 
 
 async def test_changing_a_field_without_permlevel_write_is_refused(ctx: Context) -> None:
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
     with pytest.raises(exc.PermissionError, match="Reviewer Note") as err:
         await new_doc(owner, "Test Note", title="sneaky", reviewer_note="self-reviewed").insert()
     assert err.value.field == "reviewer_note"
@@ -299,7 +290,7 @@ async def test_changing_a_field_without_permlevel_write_is_refused(ctx: Context)
     assert (await stored(ctx, "Test Note", mine.name))["reviewer_note"] == "by a reviewer"
 
     # a non-admin System Manager has no permlevel-1 row on Test Note either
-    manager = await make_user(ctx, "sm@example.com", "System Manager")
+    manager = await user_context(ctx, "sm@example.com", "System Manager")
     doc = await get_doc(manager, "Test Note", mine.name)
     doc.reviewer_note = None
     with pytest.raises(exc.PermissionError) as err:
@@ -314,7 +305,7 @@ async def test_changing_a_field_without_permlevel_write_is_refused(ctx: Context)
 async def test_submit_and_cancel_need_their_rights(ctx: Context) -> None:
     customer = await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
     order = await new_doc(ctx, "Test Order", customer=customer.name, posting_date="2026-01-05").insert()
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     assert await has_permission(reader, "Test Order", "read")
     assert not await has_permission(reader, "Test Order", "submit")
 
@@ -323,7 +314,7 @@ async def test_submit_and_cancel_need_their_rights(ctx: Context) -> None:
         await as_reader.submit()
     assert (await stored(ctx, "Test Order", order.name))["docstatus"] == 0
 
-    manager = await make_user(ctx, "sm@example.com", "System Manager")
+    manager = await user_context(ctx, "sm@example.com", "System Manager")
     as_manager = await get_doc(manager, "Test Order", order.name)
     await as_manager.submit()
     assert (await stored(ctx, "Test Order", order.name))["docstatus"] == 1
@@ -337,7 +328,7 @@ async def test_submit_and_cancel_need_their_rights(ctx: Context) -> None:
 
 
 async def test_submit_rights_do_not_apply_to_non_submittable_doctypes(ctx: Context) -> None:
-    manager = await make_user(ctx, "sm@example.com", "System Manager")
+    manager = await user_context(ctx, "sm@example.com", "System Manager")
     assert await has_permission(manager, "Test Note", "write")
     assert not await has_permission(manager, "Test Note", "submit")
     assert not await has_permission(manager, "Test Note", "cancel")
@@ -347,7 +338,7 @@ async def test_submit_rights_do_not_apply_to_non_submittable_doctypes(ctx: Conte
 
 
 async def test_has_permission_hook_can_deny(ctx: Context) -> None:
-    manager = await make_user(ctx, "sm@example.com", "System Manager")
+    manager = await user_context(ctx, "sm@example.com", "System Manager")
     await new_doc(ctx, "Test Customer", customer_name="Open Co", region="North").insert()
     await new_doc(ctx, "Test Customer", customer_name="Locked Co", region="Locked").insert()
 
@@ -378,7 +369,7 @@ async def test_has_permission_hook_can_deny(ctx: Context) -> None:
 
 async def test_has_permission_hook_cannot_grant(ctx: Context) -> None:
     await new_doc(ctx, "Test Customer", customer_name="Open Co", region="North").insert()
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     doc = await get_doc(reader, "Test Customer", "Open Co")
     # the hook returns True for a North customer, but the reader has no write right
     assert not await has_permission(reader, "Test Customer", "write", doc)
@@ -389,7 +380,7 @@ async def test_has_permission_hook_cannot_grant(ctx: Context) -> None:
 
 async def test_has_permission_hook_without_a_verdict_denies(ctx: Context) -> None:
     await new_doc(ctx, "Test Customer", customer_name="Quiet Co", region="Silent").insert()
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     with pytest.raises(exc.PermissionError):
         await check_document(reader, await get_doc(reader, "Test Customer", "Quiet Co"), "read")
 
@@ -404,8 +395,8 @@ async def make_customers(ctx: Context) -> None:
 
 async def test_query_conditions_restrict_rows(ctx: Context) -> None:
     await make_customers(ctx)
-    regional = await make_user(ctx, "north@example.com", "Test Reader", "Test Regional")
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    regional = await user_context(ctx, "north@example.com", "Test Reader", "Test Regional")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
 
     names = await get_list(regional, "Test Customer", pluck="name")
     assert names == ["North A", "North B"]
@@ -417,7 +408,7 @@ async def test_query_conditions_restrict_rows(ctx: Context) -> None:
 
 async def test_caller_filters_never_widen_query_conditions(ctx: Context) -> None:
     await make_customers(ctx)
-    regional = await make_user(ctx, "north@example.com", "Test Reader", "Test Regional")
+    regional = await user_context(ctx, "north@example.com", "Test Reader", "Test Regional")
 
     assert await get_list(regional, "Test Customer", or_filters=[["region", "=", "South"]]) == []
     assert await get_list(regional, "Test Customer", or_filters=[["region", "=", "South"],
@@ -432,7 +423,7 @@ async def test_caller_filters_never_widen_query_conditions(ctx: Context) -> None
 
 async def test_query_conditions_apply_to_reading_a_single_document(ctx: Context) -> None:
     await make_customers(ctx)
-    regional = await make_user(ctx, "north@example.com", "Test Reader", "Test Regional")
+    regional = await user_context(ctx, "north@example.com", "Test Reader", "Test Regional")
     await check_document(regional, await get_doc(regional, "Test Customer", "North A"), "read")
     south = await get_doc(regional, "Test Customer", "South A")
     assert not await has_permission(regional, "Test Customer", "read", south)
@@ -442,7 +433,7 @@ async def test_query_conditions_apply_to_reading_a_single_document(ctx: Context)
 
 async def test_query_condition_always_false(ctx: Context) -> None:
     await make_customers(ctx)
-    nobody = await make_user(ctx, "none@example.com", "Test Reader", "Test Nobody")
+    nobody = await user_context(ctx, "none@example.com", "Test Reader", "Test Nobody")
     assert await get_list(nobody, "Test Customer") == []
     assert await count(nobody, "Test Customer") == 0
     assert len(await get_all(nobody, "Test Customer")) == 4  # trusted code is not restricted
@@ -450,7 +441,7 @@ async def test_query_condition_always_false(ctx: Context) -> None:
 
 async def test_query_condition_returning_sql_is_a_configuration_error(ctx: Context) -> None:
     await make_customers(ctx)
-    sql = await make_user(ctx, "sql@example.com", "Test Reader", "Test SQL Hook")
+    sql = await user_context(ctx, "sql@example.com", "Test Reader", "Test SQL Hook")
     with pytest.raises(exc.ConfigurationError, match="string"):
         await get_list(sql, "Test Customer")
     with pytest.raises(exc.ConfigurationError):
@@ -463,7 +454,7 @@ async def test_query_condition_returning_sql_is_a_configuration_error(ctx: Conte
 async def test_insert_without_touching_permlevel_fields_is_allowed(ctx: Context) -> None:
     """Int/Check/Float fields become 0 and declared defaults apply on insert: neither is a change
     made by the user, so a user without permlevel-1 write can still create the document."""
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
     review = await new_doc(owner, "Test Review", title="mine").insert()
     record = await stored(ctx, "Test Review", review.name)
     assert (record["score"], record["approved"], record["weight"], record["grade"]) == (0, 0, 1.5, "B")
@@ -488,7 +479,7 @@ async def test_insert_without_touching_permlevel_fields_is_allowed(ctx: Context)
 async def test_save_of_a_record_missing_a_permlevel_field_is_allowed(ctx: Context) -> None:
     """A stored record without the field (e.g. the field was added later) is not changed by a save
     that merely normalises the empty value to 0."""
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
     review = await new_doc(owner, "Test Review", title="mine").insert()
     await ctx.db.collection("test_review").update_one({"_id": review.name},
                                                       {"$unset": {"score": "", "approved": ""}})
@@ -500,7 +491,7 @@ async def test_save_of_a_record_missing_a_permlevel_field_is_allowed(ctx: Contex
 
 
 async def test_permlevel_writer_sets_the_fields(ctx: Context) -> None:
-    reviewer = await make_user(ctx, "rev@example.com", "Test Reviewer")
+    reviewer = await user_context(ctx, "rev@example.com", "Test Reviewer")
     review = await new_doc(reviewer, "Test Review", title="t", score=7, approved=1, grade="A").insert()
     review.weight = 3
     await review.save()

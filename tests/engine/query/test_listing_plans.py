@@ -10,7 +10,7 @@ from engine.context import Context
 from engine.documents.factory import new_doc
 from engine.query import listing
 from engine.query.listing import count, get_list
-from tests.engine.permissions.test_permissions import make_user
+from tests.support.users import user_context
 
 FILTERS = '[["status","=","Open"],["count",">=",2]]'
 
@@ -52,7 +52,7 @@ async def test_values_that_are_not_json_are_never_remembered(ctx: Context) -> No
 
 async def test_a_remembered_filter_still_gets_each_users_row_conditions(ctx: Context) -> None:
     await notes(ctx)
-    owner = await make_user(ctx, "owner@example.com", "Test Owner")
+    owner = await user_context(ctx, "owner@example.com", "Test Owner")
     await new_doc(owner, "Test Note", title="mine", status="Open", count=5).insert()
     ctx.meta("Test Note").query_plans.clear()
     everyone = await get_list(ctx, "Test Note", filters=FILTERS, fields=["title"], order_by="title asc")
@@ -64,7 +64,7 @@ async def test_a_remembered_filter_still_gets_each_users_row_conditions(ctx: Con
 
 async def test_readable_fields_are_part_of_the_key(ctx: Context) -> None:
     await notes(ctx)
-    reader = await make_user(ctx, "reader@example.com", "Test Reader")
+    reader = await user_context(ctx, "reader@example.com", "Test Reader")
     ctx.meta("Test Note").query_plans.clear()
     rows = await get_list(ctx, "Test Note", filters=FILTERS, fields=["title", "reviewer_note"])
     assert rows == [{"title": "n3", "reviewer_note": "r3"}]
@@ -77,7 +77,7 @@ async def test_readable_fields_are_part_of_the_key(ctx: Context) -> None:
 
 
 async def test_permission_errors_still_come_before_value_errors(ctx: Context) -> None:
-    nobody = await make_user(ctx, "nobody@example.com")
+    nobody = await user_context(ctx, "nobody@example.com")
     bad_value = [["count", ">", "many"]]
     for _ in range(2):
         with pytest.raises(exc.PermissionError):
