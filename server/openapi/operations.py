@@ -12,9 +12,12 @@ ERROR_RESPONSES: dict[str, tuple[str, str]] = {
     "403": ("Forbidden", "Not permitted (missing permission, not whitelisted, method not allowed)"),
     "404": ("NotFound", "The document, doctype or route does not exist"),
     "409": ("Conflict", "Duplicate entry, or a transient write conflict (retry)"),
-    "413": ("PayloadTooLarge", "The request body is over the size limit"),
+    "413": ("PayloadTooLarge", "The request body is over the size limit, or a document or query over "
+                               "MongoDB's 16 MB (DocumentTooLargeError)"),
     "417": ("ValidationFailed", "Invalid input (ValidationError and its subclasses), nothing was changed"),
     "429": ("TooManyRequests", "Rate limited or login locked out; see Retry-After"),
+    "504": ("QueryTimeout", "A list, count or report query ran past FW_QUERY_TIMEOUT_MS and was stopped "
+                            "(QueryTimeoutError); narrow the filters"),
 }
 SECURITY: list[dict[str, list[str]]] = [{"token": []}, {"basic": []}, {"sid": []}]
 
