@@ -86,10 +86,26 @@ async def rename(ctx: Context, doctype: str, old: str, new: str, *, merge: bool 
                                 {"$set": {"docname": new}})
         if merge:  # nothing names the old document any more: delete it as a delete request would
             await lifecycle.delete(doc)
-        elif doctype == "User":  # the user's sessions follow them once the rename is committed
-            sessions = ctx.site.sessions
+        elif doctype == "User":
+            await _repoint_user_stamps(ctx, old, new)
+            sessions = ctx.site.sessions  # the user's sessions follow them once the rename is committed
             ctx.after_commit(lambda: sessions.rename_user(old, new))
     return new
+
+
+async def _repoint_user_stamps(ctx: Context, old: str, new: str) -> None:
+    """`owner` and `modified_by` of every record (child rows too) follow a renamed user, as in Frappe:
+    `if_owner` rights go with the user, and nobody later created under the old name inherits them."""
+    for doctype in ctx.site.meta.names():
+        meta = ctx.meta(doctype)
+        if meta.istable:
+            continue  # child rows live in their parents' records (below)
+        for field in ("owner", "modified_by"):
+            await store.update_many(ctx, meta, {field: old}, {"$set": {field: new}})
+            for table in meta.table_fields:
+                await store.update_many(ctx, meta, {f"{table.fieldname}.{field}": old},
+                                        {"$set": {f"{table.fieldname}.$[row].{field}": new}},
+                                        array_filters=[{f"row.{field}": old}])
 
 
 def _refuse_standard_names(doctype: str, old: str, new: str) -> None:

@@ -171,3 +171,27 @@ async def test_a_renamed_user_is_named_by_a_valid_email(ctx: Context) -> None:
         await rename(ctx, "User", "jane@example.com", "not-an-email")
     assert await rename(ctx, "User", "jane@example.com", "janet@example.com") == "janet@example.com"
     assert (await get_doc(ctx, "User", "janet@example.com")).email == "janet@example.com"
+
+
+async def test_a_renamed_users_records_follow_them(ctx: Context) -> None:
+    """`owner` and `modified_by` (of records and of child rows) move to the new name: `if_owner` rights go
+    with the user, and a user created later under the old name owns nothing."""
+    from engine.query.listing import get_list
+
+    jane = await user_context(ctx, "jane@example.com", "Test Owner")
+    async with unit_of_work(jane):
+        note = await new_doc(jane, "Test Note", title="mine").insert()
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
+    admin_order = ctx.clone("jane@example.com")  # an order saved as jane: its rows carry her stamps too
+    async with unit_of_work(admin_order):
+        order = await new_doc(admin_order, "Test Order", customer="Acme", posting_date="2024-05-01",
+                              items=[{"item": "A", "qty": 1, "rate": 5}]).insert(ignore_permissions=True)
+    assert await rename(ctx, "User", "jane@example.com", "janet@example.com") == "janet@example.com"
+    stored = await ctx.db.collection("test_note").find_one({"_id": note.name})
+    assert (stored["owner"], stored["modified_by"]) == ("janet@example.com", "janet@example.com")
+    row = (await ctx.db.collection("test_order").find_one({"_id": order.name}))["items"][0]
+    assert (row["owner"], row["modified_by"]) == ("janet@example.com", "janet@example.com")
+    assert [r["name"] for r in await get_list(ctx.site.context("janet@example.com"), "Test Note")] == [note.name]
+    newcomer = await user_context(ctx, "jane@example.com", "Test Owner")
+    assert await get_list(newcomer, "Test Note") == []
