@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from engine.context import Context
     from engine.meta.schema import DocFieldSchema, Meta
 
-LINK_TYPES = frozenset({"Link", "Dynamic Link"})
+EXPANDABLE_TYPES = frozenset({"Link", "Dynamic Link"})
 Targets = dict[str, set[str]]  # doctype → names to load
 
 
@@ -42,7 +42,7 @@ def expandable_fields(meta: Meta, expand: Any, readable: frozenset[str] | None) 
     fields = []
     for name in names:
         df = meta.get_field(name) if isinstance(name, str) else None
-        if df is None or df.fieldtype not in LINK_TYPES:
+        if df is None or df.fieldtype not in EXPANDABLE_TYPES:
             raise exc.DataError(_("expand: {0} is not a Link field of {1}", str(name)[:140], _(meta.name)),
                                 field="expand")
         if readable is not None and df.fieldname not in readable:
@@ -139,7 +139,7 @@ async def expand_rows(ctx: Context, rows: list[dict[str, Any]], fields: list[Doc
 
 
 def _link_fields(meta: Meta) -> list[DocFieldSchema]:
-    return [f for f in meta.fields if f.fieldtype in LINK_TYPES]
+    return [f for f in meta.fields if f.fieldtype in EXPANDABLE_TYPES]
 
 
 async def expand_document(ctx: Context, meta: Meta, data: dict[str, Any], *, no_nulls: bool) -> None:
