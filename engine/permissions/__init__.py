@@ -176,17 +176,22 @@ async def keep_unwritable_row_values(ctx: Context, doc: Document, ignore_permiss
     replaces a table with the rows it could see, and must not erase what it could not (Frappe
     restores them likewise). A row that sends such a field is judged by `guard_field_writes`."""
     meta = doc.meta
-    if ignore_permissions or doc.is_new() or not _restricted(ctx, meta) or not meta.rows_have_permlevels:
+    if ignore_permissions or doc.is_new() or ctx.is_admin or not meta.rows_have_permlevels:
         return
     levels = rights_for(meta, await ctx.roles()).writable_levels
     for table, fields in _unwritable_row_fields(ctx, meta, levels):
-        stored = {row.get("name"): row for row in doc.stored_value(table.fieldname) or [] if isinstance(row, dict)}
+        stored = _stored_rows(doc, table.fieldname)
         for row in doc._data.get(table.fieldname) or []:
             before = stored.get(row._data.get("name"))
             if before is not None:
                 for field in fields:
                     if field.fieldname not in row._data and field.fieldname in before:
                         row._data[field.fieldname] = before[field.fieldname]
+
+
+def _stored_rows(doc: Document, table: str) -> dict[Any, dict[str, Any]]:
+    """The stored rows of a table by row name (none for a new document)."""
+    return {row.get("name"): row for row in doc.stored_value(table) or [] if isinstance(row, dict)}
 
 
 def _unwritable_row_fields(ctx: Context, meta: Meta, levels: frozenset[int]
@@ -227,8 +232,7 @@ async def guard_field_writes(ctx: Context, doc: Document, ignore_permissions: bo
 
 def _guard_row_writes(ctx: Context, doc: Document, levels: frozenset[int]) -> None:
     for table, fields in _unwritable_row_fields(ctx, doc.meta, levels):
-        stored = {} if doc.is_new() else {
-            row.get("name"): row for row in doc.stored_value(table.fieldname) or [] if isinstance(row, dict)}
+        stored = _stored_rows(doc, table.fieldname)
         for row in doc._data.get(table.fieldname) or []:
             before = stored.get(row._data.get("name"))
             for field in fields:
