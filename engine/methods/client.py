@@ -86,11 +86,12 @@ async def get_list(ctx: Context, doctype: str, fields: Any = None, filters: Any 
 async def list_rows(ctx: Context, doctype: str, *, fields: Any = None, filters: Any = None, group_by: Any = None,
                     order_by: Any = None, limit_start: Any = None, limit_page_length: Any = 20, as_dict: Any = True,
                     or_filters: Any = None, limit: Any = None, expand: Any = None, drop_nulls: bool = False,
-                    **_ignored: Any) -> list[Any]:
+                    capped: bool = True, **_ignored: Any) -> list[Any]:
     """`get_list` from request-style arguments (string booleans; `fields`, `filters` and `or_filters`
     as JSON strings, which the query layer parses itself and remembers its plans by); the REST list
     route asks for `drop_nulls` (Frappe's v1 responses leave nulls out). `expand` names Link fields
-    whose values become the linked documents (engine.methods.expand)."""
+    whose values become the linked documents (engine.methods.expand). `capped=False` leaves the page
+    length as given (a caller that capped it itself, such as v2's list asking one row more)."""
     from engine.methods import expand as expansion
 
     link_fields = []
@@ -99,7 +100,7 @@ async def list_rows(ctx: Context, doctype: str, *, fields: Any = None, filters: 
     rows = await listing.get_list(
         ctx, doctype, fields=fields or None, filters=filters, or_filters=or_filters, order_by=order_by,
         group_by=group_by, limit_start=limit_start, limit_page_length=limit_page_length, limit=limit,
-        as_dict=bool_arg(as_dict, "as_dict"), max_page_length=ctx.site.settings.max_page_length,
+        as_dict=bool_arg(as_dict, "as_dict"), max_page_length=ctx.site.settings.max_page_length if capped else None,
         drop_nulls=drop_nulls)
     if link_fields:
         await expansion.expand_rows(ctx, rows, link_fields, no_nulls=drop_nulls)

@@ -23,7 +23,7 @@ from engine.meta.bundle import doctype_meta
 from engine.meta.schema import scrub
 from engine.methods import client
 from engine.methods import expand as expansion
-from engine.methods.args import bool_arg, json_arg
+from engine.methods.args import json_arg
 from engine.query import listing
 from engine.site import Site
 from engine.translation import _
@@ -96,22 +96,14 @@ async def list_docs(request: Request) -> Response:
     async def call(ctx: Context) -> tuple[list[Any], bool]:
         cap = ctx.site.settings.max_page_length
         length = (cap if limit == 0 else min(limit, cap)) if cap else limit
-        fields, as_dict = args.get("fields") or None, args.get("as_dict", True)
-        link_fields = []
-        if args.get("expand"):
-            fields, link_fields = await expansion.expand_for_list(ctx, _doctype(request), args["expand"], fields,
-                                                                  as_dict)
-        # the same permission-aware listing as v1's `client.list_rows`, called directly because it
-        # caps the page at FW_MAX_PAGE_LENGTH and a full page needs one row more to know what follows
-        rows = await listing.get_list(
-            ctx, _doctype(request), fields=fields, filters=args.get("filters"), or_filters=args.get("or_filters"),
-            order_by=args.get("order_by"), group_by=args.get("group_by"), limit_start=start,
-            limit_page_length=length + 1 if length else 0, as_dict=bool_arg(as_dict, "as_dict"))
+        # v1's listing, with the page capped here: a full page asks one row more to know what follows
+        rows = await client.list_rows(
+            ctx, _doctype(request), fields=args.get("fields"), filters=args.get("filters"),
+            or_filters=args.get("or_filters"), order_by=args.get("order_by"), group_by=args.get("group_by"),
+            limit_start=start, limit_page_length=length + 1 if length else 0, as_dict=args.get("as_dict", True),
+            expand=args.get("expand"), capped=False)
         has_next = bool(length) and len(rows) > length
-        rows = rows[:length] if has_next else rows
-        if link_fields:
-            await expansion.expand_rows(ctx, rows, link_fields, no_nulls=False)
-        return rows, has_next
+        return (rows[:length] if has_next else rows), has_next
 
     ctx, (rows, has_next) = await run(request, call, read_only=True)
     return respond(ctx, rows, has_next_page=has_next)
