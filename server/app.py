@@ -15,7 +15,7 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from engine import cache_bus
+from engine import cache_bus, db
 from engine import exceptions as exc
 from engine.migrate import migrate
 from engine.runtime import tune_gc
@@ -75,6 +75,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
                            "X-Frappe-Site-Name", "X-Request-Id", "Accept-Language"]))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={
         exc.FwError: errors.handle_fw_error,
+        db.DriverError: errors.handle_driver_error,
         HTTPException: errors.handle_http_exception,
         Exception: errors.handle_unexpected,
     })
