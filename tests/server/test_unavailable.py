@@ -1,8 +1,11 @@
-"""MongoDB out of reach over HTTP: 503 `DatabaseUnavailableError` with `Retry-After`, never a 500,
-wherever the driver error arises (authentication, a read-only route, a unit of work), in both
-API shapes. MongoDB's `failCommand` failpoint answers `NotWritablePrimary`, as a member that lost
-its primary role does; a zero retry budget makes fw give up at once instead of waiting for an
-election. (tests/e2e/test_outage.py stops a real mongod.)"""
+"""MongoDB or Redis out of reach over HTTP: 503 with `Retry-After`, never a 500.
+
+MongoDB: `DatabaseUnavailableError` wherever the driver error arises (authentication, a read-only
+route, a unit of work), in both API shapes. MongoDB's `failCommand` failpoint answers
+`NotWritablePrimary`, as a member that lost its primary role does; a zero retry budget makes fw
+give up at once instead of waiting for an election. Redis: `JobQueueUnavailableError` for job
+status and enqueues that cannot wait for the commit. (tests/e2e/test_outage.py stops a real
+mongod and a real redis-server.)"""
 
 from __future__ import annotations
 
@@ -16,9 +19,11 @@ import pytest
 from engine import embedded
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
-from engine.query.listing import count
+from engine.jobs import outbox, queue
+from engine.query.listing import count, get_all
 from engine.site import Site
 from tests.server.conftest import ApiUser
+from tests.support.redis_server import _free_port
 
 NOT_WRITABLE_PRIMARY = 10107
 
@@ -83,3 +88,34 @@ async def test_writes_answer_503_and_store_nothing(client: httpx.AsyncClient, ad
     unavailable(await client.post("/api/v2/document/Test Note", json={"title": "not stored"}, headers=admin.token))
     primary_lost([])
     assert await count(ctx, "Test Note") == 0
+
+
+@pytest.fixture
+def redis_away(site: Site) -> Iterator[None]:
+    """Jobs go to a Redis that nobody answers for."""
+    url = f"redis://127.0.0.1:{_free_port()}/0"
+    site.settings = site.settings.model_copy(update={"redis_url": url})
+    site._jobs_backend = queue.ArqBackend(site, url)  # type: ignore[attr-defined]
+    yield
+    site._jobs_backend = None  # type: ignore[attr-defined]
+    site.settings = site.settings.model_copy(update={"redis_url": None})
+
+
+async def test_job_status_and_enqueue_answer_503_while_redis_is_away(client: httpx.AsyncClient, admin: ApiUser,
+                                                                     ctx: Context, redis_away: None) -> None:
+    status = "/api/method/fw.utils.background_jobs.get_job_status"
+    body = unavailable(await client.get(status, params={"job_id": "anything"}, headers=admin.token))
+    assert body["exc_type"] == "JobQueueUnavailableError" and "Redis" in body["errors"][0]["message"]
+    v2 = unavailable(await client.get("/api/v2/method/fw.utils.background_jobs.get_job_status",
+                                      params={"job_id": "x"}, headers=admin.token))
+    assert v2["errors"][0]["type"] == "JobQueueUnavailableError"
+    enqueue = "/api/method/fwtest.api.enqueue_job"
+    now = unavailable(await client.post(enqueue, json={"fn": "marker", "kwargs": {"key": "k"},
+                                                       "write_first": "rolled back"}, headers=admin.token))
+    assert now["exc_type"] == "JobQueueUnavailableError"
+    later = await client.post(enqueue, json={"fn": "marker", "kwargs": {"key": "k"}, "after_commit": True,
+                                             "write_first": "kept"}, headers=admin.token)
+    assert later.status_code == 200, later.text  # the job waits in the outbox for Redis
+    assert await get_all(ctx, "Test Note", pluck="title") == ["kept"]
+    assert [row["job_id"] for row in await ctx.db.collection(outbox.COLLECTION).find({}).to_list(None)] == [
+        later.json()["message"]]
