@@ -20,6 +20,7 @@ from pymongo import AsyncMongoClient, ReturnDocument
 from pymongo import errors as driver_errors
 
 from engine import exceptions as exc
+from engine.translation import _
 
 log = logging.getLogger("fw.db")
 
@@ -209,8 +210,6 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
     try:
         yield
     except driver_errors.DuplicateKeyError as e:
-        from engine.translation import _  # (engine.translation imports the context, which imports this)
-
         details = e.details or {}
         key_pattern = details.get("keyPattern") or {}
         key_value = details.get("keyValue") or {}
@@ -224,19 +223,13 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
                else _("{0} must be unique together ({1} already exists)", ", ".join(labels), values))
         raise exc.UniqueValidationError(msg, field=fields[0]) from e
     except driver_errors.ExecutionTimeout as e:  # maxTimeMS reached (an OperationFailure: caught first)
-        from engine.translation import _
-
         raise exc.QueryTimeoutError(_("The query ran too long and was stopped: narrow the filters or ask for "
                                       "fewer rows")) from e
     except driver_errors.OperationFailure as e:
         if e.has_error_label("TransientTransactionError") or e.code == 112:  # WriteConflict
-            from engine.translation import _
-
-            raise exc.TransientError(_("The document was changed by another request; please retry")) from e
+                raise exc.TransientError(_("The document was changed by another request; please retry")) from e
         raise
     except driver_errors.DocumentTooLarge as e:  # (pymongo refuses it before sending: nothing was written)
-        from engine.translation import _
-
         raise exc.DocumentTooLargeError(_("{0}: the document or query is larger than the database accepts "
                                           "({1} MB at most); send less data", _(doctype or "Document"),
                                           16)) from e
