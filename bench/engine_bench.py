@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT.parent))
 
 from engine import db, embedded  # noqa: E402
 from engine.documents.factory import get_doc, new_doc  # noqa: E402
-from engine.hooks import registry_from_settings  # noqa: E402
+from engine.loader import registry_from_settings  # noqa: E402
 from engine.migrate import sync_schema  # noqa: E402
 from engine.naming import hash_name  # noqa: E402
 from engine.query.listing import get_list  # noqa: E402

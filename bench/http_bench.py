@@ -31,7 +31,7 @@ from engine import auth, db, embedded  # noqa: E402
 from engine.context import unit_of_work  # noqa: E402
 from engine.core.bootstrap import ensure_bootstrap  # noqa: E402
 from engine.documents.factory import new_doc  # noqa: E402
-from engine.hooks import registry_from_settings  # noqa: E402
+from engine.loader import registry_from_settings  # noqa: E402
 from engine.migrate import sync_schema  # noqa: E402
 from engine.naming import hash_name  # noqa: E402
 from engine.settings import Settings  # noqa: E402

@@ -35,7 +35,7 @@ from engine import db, embedded  # noqa: E402
 from engine.context import unit_of_work  # noqa: E402
 from engine.documents.bulk import insert_many  # noqa: E402
 from engine.documents.factory import new_doc  # noqa: E402
-from engine.hooks import registry_from_settings  # noqa: E402
+from engine.loader import registry_from_settings  # noqa: E402
 from engine.migrate import migrate  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from engine.site import Site  # noqa: E402

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 from engine import cache_bus
 from engine import exceptions as exc
+from engine.constants import API_DIGEST_KEY, PASSWORD_KEY
 from engine.core import passwords
-from engine.core.user import PASSWORD_KEY
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 SESSIONS = "_fw_sessions"
 ATTEMPTS = "_fw_login_attempts"
 STATE = "_fw_state"
-API_DIGEST_KEY = "_api_secret_digest"
 MAX_FAILURES = 10
 LOCK_SECONDS = 60
 FAILURE_WINDOW_SECONDS = 600  # failures further apart than this do not add up to a lockout

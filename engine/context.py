@@ -1,7 +1,7 @@
 """`Context`: who is acting, on which site, in which language, inside which unit of work.
 
 Engine functions take `ctx` first. Only translation and logging read the ambient
-`current_context`, which fails loudly when unset.
+`current_context`, which fails loudly when unset; binding a context also sets the language of `_()`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from engine import db
+from engine import db, translation
 from engine import exceptions as exc
 
 if TYPE_CHECKING:
@@ -19,8 +19,6 @@ if TYPE_CHECKING:
     from engine.site import Site
 
 _current: contextvars.ContextVar[Context] = contextvars.ContextVar("fw_context")
-
-AUTOMATIC_ROLES = frozenset({"Guest", "All", "Administrator", "Desk User"})
 
 
 class Context:
@@ -125,6 +123,7 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
         yield ctx
         return
     token = _current.set(ctx)
+    language = translation.set_language(ctx.lang)
     try:
         async with db.transaction(ctx.db) as uow:
             ctx.uow = uow
@@ -133,6 +132,7 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
             finally:
                 ctx.uow = None
     finally:
+        translation.reset_language(language)
         _current.reset(token)
 
 
@@ -185,16 +185,18 @@ class bind:  # used like a function: `with bind(ctx):`
     """Make `ctx` the ambient context (for `_()` and logging) inside the block. A plain class rather
     than `@contextmanager`: every request enters it, and a generator-based one costs several calls."""
 
-    __slots__ = ("ctx", "token")
+    __slots__ = ("ctx", "language", "token")
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
 
     def __enter__(self) -> Context:
         self.token = _current.set(self.ctx)
+        self.language = translation.set_language(self.ctx.lang)
         return self.ctx
 
     def __exit__(self, *exc_info: object) -> None:
+        translation.reset_language(self.language)
         _current.reset(self.token)
 
 

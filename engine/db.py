@@ -27,6 +27,7 @@ from pymongo import AsyncMongoClient, ReturnDocument
 from pymongo import errors as driver_errors
 
 from engine import exceptions as exc
+from engine.translation import _
 
 log = logging.getLogger("fw.db")
 
@@ -274,8 +275,6 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
     try:
         yield
     except driver_errors.DuplicateKeyError as e:
-        from engine.translation import _  # (engine.translation imports the context, which imports this)
-
         details = e.details or {}
         key_pattern = details.get("keyPattern") or {}
         key_value = details.get("keyValue") or {}
@@ -289,8 +288,6 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
                else _("{0} must be unique together ({1} already exists)", ", ".join(labels), values))
         raise exc.UniqueValidationError(msg, field=fields[0]) from e
     except driver_errors.ExecutionTimeout as e:  # maxTimeMS reached (an OperationFailure: caught first)
-        from engine.translation import _
-
         raise exc.QueryTimeoutError(_("The query ran too long and was stopped: narrow the filters or ask for "
                                       "fewer rows")) from e
     except driver_errors.OperationFailure as e:
@@ -298,8 +295,6 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
             raise conflict_error() from e
         raise
     except driver_errors.DocumentTooLarge as e:  # (pymongo refuses it before sending: nothing was written)
-        from engine.translation import _
-
         raise exc.DocumentTooLargeError(_("{0}: the document or query is larger than the database accepts "
                                           "({1} MB at most); send less data", _(doctype or "Document"),
                                           16)) from e
@@ -308,8 +303,6 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
 
 
 def unavailable_error(error: driver_errors.PyMongoError, lang: str | None = None) -> exc.DatabaseUnavailableError:
-    from engine.translation import _
-
     log.warning("MongoDB unavailable: %s", error)
     if error.has_error_label("UnknownTransactionCommitResult"):
         return exc.DatabaseUnavailableError(_("The database did not confirm the commit, so whether it was saved is "
@@ -319,8 +312,6 @@ def unavailable_error(error: driver_errors.PyMongoError, lang: str | None = None
 
 
 def conflict_error() -> exc.TransientError:
-    from engine.translation import _
-
     return exc.TransientError(_("The document was changed by another request; please retry"))
 
 
@@ -517,21 +508,11 @@ class UnitOfWork:
                     raise
                 now = time.monotonic()
                 deadline = deadline if deadline is not None else now + self.db.retry_budget_ms / 1000
-                if not await self.db.reachable():
-                    raise
-                if now >= deadline:
-                    await self._end_on_server()
+                if now >= deadline or not await self.db.reachable():
+                    _end_on_server(self.db, self.session.session_id)
                     raise
                 attempt += 1
                 await asyncio.sleep(min(random.uniform(0.5, 1.0) * min(0.1 * 2 ** attempt, 1.0), deadline - now))
-
-    async def _end_on_server(self) -> None:
-        """Kill the session of a commit given up on (the server answers): if the transaction did not
-        commit, it is aborted now rather than holding its documents against the client's next try
-        until MongoDB's transaction lifetime (60 s) runs out. (The driver cannot abort a transaction
-        it has sent a commit for.)"""
-        with contextlib.suppress(driver_errors.PyMongoError):
-            await self.db.client.admin.command("killSessions", [self.session.session_id])
 
     async def rollback(self) -> None:
         self.after_commit = []
@@ -544,6 +525,26 @@ class UnitOfWork:
         if self.session is not None:
             await self.session.end_session()
             self.session = None
+
+
+_ending: set[asyncio.Task[None]] = set()
+KILL_SESSION_WAIT = 10.0  # s to wait for a member to answer before giving up killing a session
+
+
+def _end_on_server(database: Database, session_id: Any) -> None:
+    """Kill the session of a commit given up on, in the background once a server answers: if its
+    transaction did not commit, it is aborted then, rather than holding its documents against the
+    client's next try until MongoDB's transaction lifetime (60 s) runs out. (The driver cannot abort
+    a transaction it has sent a commit for; a server that restarted has forgotten it anyway.)"""
+
+    async def kill() -> None:
+        with contextlib.suppress(Exception):  # best effort: the transaction expires by itself at worst
+            if await database.reachable(wait=KILL_SESSION_WAIT):
+                await database.client.admin.command("killSessions", [session_id])
+
+    task = asyncio.get_running_loop().create_task(kill())
+    _ending.add(task)
+    task.add_done_callback(_ending.discard)
 
 
 @contextlib.asynccontextmanager

@@ -7,8 +7,8 @@ import traceback
 from typing import TYPE_CHECKING
 
 from engine import naming
+from engine.clock import now_str
 from engine.documents import store
-from engine.documents.lifecycle import now_str
 
 if TYPE_CHECKING:
     from engine.context import Context

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
+from engine.clock import now_str
 from engine.context import unit_of_work
 from engine.documents import store, validation
 from engine.documents.factory import get_doc, new_doc
-from engine.documents.lifecycle import now_str
 from engine.meta.schema import scrub
 from engine.query.listing import get_all
 

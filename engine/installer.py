@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
+from engine.callables import call_with_supported
 from engine.context import unit_of_work
 from engine.fixtures import import_app_fixtures
-from engine.hooks import call_with_supported
 
 if TYPE_CHECKING:
     from engine.apps import App

@@ -24,9 +24,9 @@ import orjson
 
 from engine import db
 from engine import exceptions as exc
+from engine.callables import call_with_supported
+from engine.clock import now_str
 from engine.context import unit_of_work
-from engine.documents.lifecycle import now_str
-from engine.hooks import call_with_supported
 from engine.meta.record import RECORD_FORMAT, doctype_record, record_hash
 from engine.meta.registry import STATE_COLLECTION
 from engine.meta.schema import Meta

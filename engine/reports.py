@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine import permissions
-from engine.hooks import call_with_supported
+from engine.callables import call_with_supported
 from engine.meta.schema import scrub
 from engine.query.listing import get_value
 from engine.translation import _

@@ -117,7 +117,7 @@ import pytest_asyncio
 from engine import db, embedded
 from engine.context import Context
 from engine.core.bootstrap import ensure_bootstrap
-from engine.hooks import registry_from_settings
+from engine.loader import registry_from_settings
 from engine.migrate import sync_schema
 from engine.settings import Settings
 from engine.site import Site

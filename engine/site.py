@@ -8,12 +8,13 @@ from typing import TYPE_CHECKING
 
 from engine import cache_bus, db, embedded
 from engine import exceptions as exc
-from engine.context import AUTOMATIC_ROLES, Context
+from engine.constants import AUTOMATIC_ROLES
+from engine.context import Context
 from engine.meta.registry import MetaRegistry
 from engine.settings import Settings
 
 if TYPE_CHECKING:
-    from engine.hooks import AppRegistry
+    from engine.registry import AppRegistry
 
 log = logging.getLogger("fw.site")
 ROLE_CACHE_SECONDS = 2.0
@@ -127,7 +128,7 @@ def connect(settings: Settings, url: str) -> db.Database:
 
 async def open_site(settings: Settings, apps: AppRegistry | None = None) -> Site:
     """Connect, load apps (unless given), read custom fields. Does not migrate."""
-    from engine.hooks import registry_from_settings
+    from engine.loader import registry_from_settings
 
     registry = apps or registry_from_settings(settings)
     database, mongod = connect_database(settings)

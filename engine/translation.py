@@ -2,18 +2,36 @@
 
 Lookup order for a language like `de-AT`: `de-AT`, then `de`, then the English source text.
 Placeholders are positional (`{0}`), filled after translation.
+
+The language of `_()` is this module's own context variable, set by whoever knows the acting
+user's language (`engine.context.bind` and `unit_of_work` for a Context): translation depends on
+nothing but the catalogs, so every layer may call `_()`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import csv
 from pathlib import Path
 from typing import Any
 
-from engine.context import maybe_current_context
-
 # language -> {source or "source:context" -> translated}; filled once at startup by the app loader
 _catalogs: dict[str, dict[str, str]] = {}
+# the language `_()` translates into when no `lang` is given; "en" outside any context
+_language: contextvars.ContextVar[str] = contextvars.ContextVar("fw_language", default="en")
+
+
+def set_language(lang: str) -> contextvars.Token[str]:
+    """Make `lang` the language of `_()` in this task until `reset_language(token)`."""
+    return _language.set(lang)
+
+
+def reset_language(token: contextvars.Token[str]) -> None:
+    _language.reset(token)
+
+
+def current_language() -> str:
+    return _language.get()
 
 
 def load_csv(path: Path) -> dict[str, str]:
@@ -59,7 +77,6 @@ def translate(message: str, lang: str, context: str | None = None) -> str:
 def _(message: str, *args: Any, lang: str | None = None, context: str | None = None) -> str:
     """Translate `message` for the current context's language, then fill `{0}`-style placeholders."""
     if lang is None:
-        ctx = maybe_current_context()
-        lang = ctx.lang if ctx is not None else "en"
+        lang = _language.get()
     text = translate(message, lang, context) if lang != "en" or _catalogs.get("en") else message
     return text.format(*args) if args else text

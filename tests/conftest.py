@@ -15,8 +15,9 @@ import pytest
 from engine import db, embedded
 from engine.context import Context
 from engine.core.bootstrap import ensure_bootstrap
-from engine.hooks import AppRegistry, registry_from_settings
+from engine.loader import registry_from_settings
 from engine.migrate import sync_schema
+from engine.registry import AppRegistry
 from engine.settings import Settings
 from engine.site import Site
 from tests.support.redis_server import RedisServer, start_redis

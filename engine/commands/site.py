@@ -29,8 +29,8 @@ def execute(dotted_path: str, kwargs_json: str, user: str) -> None:
     The function gets `ctx` if it takes that parameter; it may be async. Any error rolls back
     everything it wrote.
     """
+    from engine.callables import call_with_supported, resolve_dotted
     from engine.context import unit_of_work
-    from engine.hooks import call_with_supported, resolve_dotted
 
     try:
         kwargs = json.loads(kwargs_json)

@@ -7,22 +7,21 @@ import secrets
 from typing import TYPE_CHECKING
 
 from engine import db
+from engine.constants import CORE_ROLES, PASSWORD_KEY
 from engine.context import run_in_unit_of_work
 from engine.core import passwords
-from engine.core.user import PASSWORD_KEY
 
 if TYPE_CHECKING:
     from engine.site import Site
 
 log = logging.getLogger("fw.bootstrap")
-CORE_ROLES = ("Administrator", "System Manager", "All", "Guest", "Desk User")
 
 
 async def ensure_bootstrap(site: Site) -> str | None:
     """Create what is missing; returns a generated Administrator password (printed once) or None.
 
     Upserts only, retried on a write conflict: safe when several processes bootstrap at once."""
-    from engine.documents.lifecycle import now_str
+    from engine.clock import now_str
 
     now = now_str()
     base = {"owner": "Administrator", "modified_by": "Administrator", "creation": now, "modified": now,

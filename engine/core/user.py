@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import cache_bus
 from engine import exceptions as exc
+from engine.constants import PASSWORD_KEY, STANDARD_USERS
 from engine.core import passwords
 from engine.documents.document import Document
 from engine.translation import _
@@ -25,8 +26,6 @@ from engine.translation import _
 if TYPE_CHECKING:
     from engine.context import Context
 
-PASSWORD_KEY = "_password_hash"
-STANDARD_USERS = ("Administrator", "Guest")
 MANAGER_ONLY_FIELDS = ("roles", "enabled", "user_type", "email", "api_key")
 SELF_RIGHTS = frozenset({"read", "select", "write"})
 

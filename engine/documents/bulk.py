@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import db, naming, permissions
 from engine import exceptions as exc
+from engine.clock import now_str
 from engine.documents import docstatus, lifecycle, store, validation
 from engine.meta import fieldtypes
 from engine.translation import _
@@ -90,7 +91,7 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     if not ignore_permissions:
         await permissions.check_doctype(ctx, doctype, "create")
     result = BulkInsertResult()
-    now = lifecycle.now_str()
+    now = now_str()
     builder = _Builder(ctx, meta, now, ignore_mandatory=ignore_mandatory)
     docs: dict[int, Document] = {}
     for index, row in enumerate(rows):

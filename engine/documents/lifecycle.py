@@ -11,11 +11,11 @@ import inspect
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine import naming, permissions
+from engine.clock import now_str
 from engine.context import unit_of_work
 from engine.documents import docstatus, links, store, tree, validation, versioning
 from engine.documents.docstatus import Action
@@ -50,10 +50,6 @@ class Operation:
 
 
 Step = Callable[[Operation], Awaitable[None]]
-
-
-def now_str() -> str:
-    return datetime.now().isoformat(sep=" ", timespec="microseconds")
 
 
 async def _call(fn: Callable[..., Any], *args: Any) -> Any:

@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
 from engine import naming, permissions
+from engine.constants import CORE_ROLES, STANDARD_USERS
 from engine.context import unit_of_work
-from engine.core.bootstrap import CORE_ROLES
-from engine.core.user import STANDARD_USERS
 from engine.documents import lifecycle, store
 from engine.documents.factory import get_doc
 from engine.documents.links import linking_paths, reference_paths

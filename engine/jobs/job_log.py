@@ -18,7 +18,7 @@ import logging
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from engine.documents.lifecycle import now_str
+from engine.clock import now_str
 from engine.jobs.payload import DEFAULT_TIMEOUTS, MAX_TIMEOUT, JobPayload
 from engine.naming import hash_name
 

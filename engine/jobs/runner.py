@@ -10,9 +10,9 @@ import logging
 import traceback
 from typing import TYPE_CHECKING, Any
 
+from engine.callables import call_with_supported
 from engine.context import Context, unit_of_work
 from engine.error_log import log_error
-from engine.hooks import call_with_supported
 from engine.jobs import job_log
 from engine.jobs.payload import JobPayload, resolve
 

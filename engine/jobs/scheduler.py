@@ -20,14 +20,14 @@ from typing import TYPE_CHECKING
 from croniter import croniter
 
 from engine import exceptions as exc
+from engine.clock import now_str
 from engine.context import Context
-from engine.documents.lifecycle import now_str
 from engine.jobs import job_log, outbox
 from engine.jobs.payload import DEFAULT_TIMEOUTS, JobPayload
 from engine.jobs.queue import backend_for
 
 if TYPE_CHECKING:
-    from engine.hooks import ScheduledEvent
+    from engine.registry import ScheduledEvent
     from engine.settings import Settings
     from engine.site import Site
 

@@ -38,8 +38,8 @@ from engine.translation import _, translate
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.hooks import AppRegistry
     from engine.meta.schema import Meta
+    from engine.registry import AppRegistry
 
 STAMP_KEYS = ("owner", "creation", "modified", "modified_by")
 SCRIPT_KEYS = {"__js": "doctype_js", "__list_js": "doctype_list_js"}

@@ -19,7 +19,7 @@ from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.db import Database
-    from engine.hooks import AppRegistry
+    from engine.registry import AppRegistry
 
 log = logging.getLogger("fw.meta")
 STATE_COLLECTION = "_fw_state"

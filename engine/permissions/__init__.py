@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
-from engine.hooks import call_with_supported
+from engine.callables import call_with_supported
 from engine.meta import fieldtypes
 from engine.permissions import core_rules, rows
 from engine.permissions.roles import Grant, rights_for

@@ -10,7 +10,7 @@ import inspect
 from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
-from engine.hooks import call_with_supported
+from engine.callables import call_with_supported
 from engine.permissions import core_rules
 from engine.query.ast import And, Cond, Node, Op
 from engine.query.parse import parse_filters

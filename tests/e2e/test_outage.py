@@ -33,8 +33,8 @@ from engine import embedded
 from engine.context import unit_of_work
 from engine.documents.bulk import insert_many
 from engine.documents.factory import new_doc
-from engine.hooks import AppRegistry
 from engine.query.listing import get_all
+from engine.registry import AppRegistry
 from engine.site import Site, open_site
 from tests.conftest import make_settings
 from tests.e2e.conftest import FwProcess, FwServer, FwServerFactory, login

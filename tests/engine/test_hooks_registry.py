@@ -12,7 +12,8 @@ import pytest
 
 from engine import exceptions as exc
 from engine import translation, whitelisted
-from engine.hooks import AppRegistry, build_registry
+from engine.loader import build_registry
+from engine.registry import AppRegistry
 from tests.engine.temp_apps import doctype_json, forget_apps, temp_registry, unique, write_app
 
 Build = Callable[..., AppRegistry]

@@ -12,17 +12,17 @@ import pytest
 
 from engine import db
 from engine import exceptions as exc
+from engine.constants import CORE_ROLES, PASSWORD_KEY
 from engine.context import Context
 from engine.core import bootstrap
 from engine.core.passwords import verify_password
-from engine.core.user import PASSWORD_KEY
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
-from engine.hooks import AppRegistry
 from engine.meta.record import doctype_record, record_hash
 from engine.meta.registry import STATE_COLLECTION
 from engine.migrate import MigrateReport, desired_indexes, migrate, migrate_lock, sync_schema
 from engine.query.listing import count, get_list
+from engine.registry import AppRegistry
 from engine.settings import Settings
 from engine.site import Site
 from tests.support.custom_fields import drop_custom_fields
@@ -318,7 +318,7 @@ async def test_migrate_bootstraps_users_and_roles_idempotently(migrated: tuple[S
     assert {r["role"] for r in admin["roles"]} == {"Administrator", "System Manager"}
     guest = await users.find_one({"_id": "Guest"})
     assert guest is not None and [r["role"] for r in guest["roles"]] == ["Guest"]
-    assert set(bootstrap.CORE_ROLES) <= set(await roles.distinct("_id"))
+    assert set(CORE_ROLES) <= set(await roles.distinct("_id"))
 
     counts = (await users.count_documents({}), await roles.count_documents({}))
     await migrate(fresh_site)

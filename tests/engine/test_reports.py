@@ -12,9 +12,9 @@ import pytest
 from engine import exceptions as exc
 from engine.context import Context, bind, unit_of_work
 from engine.documents.factory import get_doc, new_doc
-from engine.hooks import AppRegistry
 from engine.methods.desk import run_report
 from engine.migrate import migrate
+from engine.registry import AppRegistry
 from engine.reports import ReportDef, run
 from engine.site import Site
 from tests.support.users import user_context

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from engine import auth
+from engine.constants import PASSWORD_KEY
 from engine.context import Context, unit_of_work
-from engine.core.user import PASSWORD_KEY
 from engine.documents.factory import new_doc
 from engine.site import Site
 from server.app import create_app

@@ -1,0 +1,18 @@
+"""Names the whole engine shares: the standard users and roles, and private keys of stored records.
+
+At the bottom of the layers (no engine imports), so the permission component, the User
+controller, authentication and the site bootstrap all read them from one place.
+"""
+
+from __future__ import annotations
+
+STANDARD_USERS = ("Administrator", "Guest")
+# roles every site has (created by the bootstrap; never renamed)
+CORE_ROLES = ("Administrator", "System Manager", "All", "Guest", "Desk User")
+# roles a user has without being given them (`Context.roles` adds them)
+AUTOMATIC_ROLES = frozenset({"Guest", "All", "Administrator", "Desk User"})
+SYSTEM_MANAGER = "System Manager"
+
+# private keys of a User record: never sent to clients, never set from a request
+PASSWORD_KEY = "_password_hash"
+API_DIGEST_KEY = "_api_secret_digest"
