@@ -24,7 +24,7 @@ def _run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
     settings = get_settings()
     try:
         return asyncio.run(coro_factory(settings))
-    except exc.ConfigurationError as e:
+    except (exc.ConfigurationError, exc.ServiceUnavailableError) as e:
         console.print(f"[red]Error:[/red] {e}")
         sys.exit(2)
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 import contextlib
 import contextvars
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from engine import db
+from engine import db, translation
 from engine import exceptions as exc
-from engine import translation
-from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.meta.schema import Meta
@@ -138,22 +136,49 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
         _current.reset(token)
 
 
-async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *, retries: int = 3) -> Any:
-    """Run `fn` in a unit of work, retrying the whole unit on a transient write conflict."""
-    for attempt in range(retries + 1):
+async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *, retries: int = 10) -> Any:
+    """Run `fn` in a unit of work. The whole unit runs again after a write conflict (up to `retries`
+    times) and while the database fails over (`db.Retry` says when); a driver error that remains
+    becomes an engine exception (`DatabaseUnavailableError`, `TransientError`)."""
+    retry: db.Retry | None = None
+    while True:
+        uow: db.UnitOfWork | None = None
         try:
             async with unit_of_work(ctx):
+                uow = ctx.uow
                 return await fn()
         except Exception as e:
-            if attempt < retries and db.is_transient(e) and ctx.uow is None:
+            if ctx.uow is not None:  # joined an enclosing unit: only the outermost one may run again
+                raise
+            retry = retry or db.Retry(ctx.db, conflicts=retries)
+            if await retry.again(e, uow):
                 ctx.messages.clear()
                 ctx.response.clear()
                 continue
-            if db.is_transient(e) and not isinstance(e, exc.TransientError):
-                raise exc.TransientError(_("The document was changed by another request; please retry",
-                                           lang=ctx.lang)) from e
-            raise
-    raise AssertionError("unreachable")
+            _raise_final(e)
+
+
+async def run_read(ctx: Context, fn: Callable[[], Awaitable[Any]]) -> Any:
+    """Run `fn`, which only reads, outside a unit of work: run again while the database fails over,
+    and a driver error that remains becomes an engine exception, as `run_in_unit_of_work` does."""
+    try:
+        return await fn()
+    except Exception as e:
+        retry = db.Retry(ctx.db)
+        error = e
+    while await retry.again(error):
+        try:
+            return await fn()
+        except Exception as e:
+            error = e
+    _raise_final(error)
+
+
+def _raise_final(error: Exception) -> NoReturn:
+    final = db.Retry.final_error(error)
+    if final is error:
+        raise error
+    raise final from error
 
 
 class bind:  # used like a function: `with bind(ctx):`

@@ -3,6 +3,12 @@
 Two backends share one surface: a real MongoDB through PyMongo's native async client
 (`AsyncMongoClient`), and the in-memory `mongomock-motor` fallback. The in-memory backend has the
 same API but no transactions: a unit of work there writes immediately and cannot roll back.
+
+Driver errors end here. `translate_errors` turns them into engine exceptions, and `Retry` decides
+whether a failed unit of work is run again: after a write conflict, and after a lost connection
+or a missing primary while some replica-set member still answers (an election), within the
+database's retry budget. A database that nobody answers for is `DatabaseUnavailableError` as soon
+as server selection gives up (`serverSelectionTimeoutMS`, a few seconds).
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,16 +35,24 @@ Backend = Literal["mongo", "memory"]
 ASCENDING = pymongo.ASCENDING
 DESCENDING = pymongo.DESCENDING
 AFTER = ReturnDocument.AFTER
+DriverError = driver_errors.PyMongoError  # what may escape a driver call: `translate_error` maps it
+
+DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 3_000
+DEFAULT_RETRY_BUDGET_MS = 15_000  # outlasts a default election (electionTimeoutMillis 10 s + the vote)
+RETRY_BUDGET_OPTION = "fwRetryBudgetMS"  # fw's own connection-string option, taken out before the driver
+WRITE_CONFLICT = 112
 
 
 class Database:
     """One site's database: a driver handle plus what the engine needs to know about it."""
 
-    def __init__(self, client: Any, name: str, backend: Backend) -> None:
+    def __init__(self, client: Any, name: str, backend: Backend, *,
+                 retry_budget_ms: int = DEFAULT_RETRY_BUDGET_MS) -> None:
         self.client = client
         self.name = name
         self.backend = backend
         self.handle = client[name]
+        self.retry_budget_ms = retry_budget_ms
         self._collections: dict[str, Any] = {}
 
     @property
@@ -63,13 +78,63 @@ class Database:
     async def ping(self) -> None:
         await self.handle.command("ping")
 
+    async def reachable(self, wait: float = 0.5) -> bool:
+        """Whether some member of the deployment answers, as the driver's monitors see it: true during
+        an election (the secondaries answer), false for a lone mongod that is down. A server the
+        driver has just marked unknown after a dropped connection gets `wait` seconds to be found again."""
+        if self.backend != "mongo":
+            return True
+        deadline = time.monotonic() + wait
+        while not self.client.topology_description.known_servers:
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.05)
+        return True
 
-def connect(url: str, db_name: str, *, timeout_ms: int = 10_000) -> Database:
-    """A database handle on a real MongoDB (the connection itself is lazy)."""
-    client: AsyncMongoClient[Any] = AsyncMongoClient(
-        url, serverSelectionTimeoutMS=timeout_ms, tz_aware=False, uuidRepresentation="standard"
-    )
-    return Database(client, db_name, "mongo")
+
+def connect(url: str, db_name: str, *, server_selection_timeout_ms: int = DEFAULT_SERVER_SELECTION_TIMEOUT_MS,
+            retry_budget_ms: int = DEFAULT_RETRY_BUDGET_MS) -> Database:
+    """A database handle on a real MongoDB (the connection itself is lazy).
+
+    Options in the connection string win over the arguments: `serverSelectionTimeoutMS`, and fw's
+    own `fwRetryBudgetMS` (removed from the URL before the driver sees it).
+    """
+    url, budget = _take_option(url, RETRY_BUDGET_OPTION)
+    if budget is not None:
+        try:
+            retry_budget_ms = int(budget)
+            if retry_budget_ms < 0:
+                raise ValueError(budget)
+        except ValueError:
+            raise exc.ConfigurationError(f"{RETRY_BUDGET_OPTION} in FW_MONGO_URL must be a whole number of "
+                                         f"milliseconds (0 or more), not {budget!r}") from None
+    options: dict[str, Any] = {"tz_aware": False, "uuidRepresentation": "standard"}
+    if "serverselectiontimeoutms" not in _url_options(url):
+        options["serverSelectionTimeoutMS"] = server_selection_timeout_ms
+    client: AsyncMongoClient[Any] = AsyncMongoClient(url, **options)
+    return Database(client, db_name, "mongo", retry_budget_ms=retry_budget_ms)
+
+
+def _url_options(url: str) -> dict[str, str]:
+    """The options of a connection string, keys lower-cased (MongoDB's option names ignore case)."""
+    query = url.partition("?")[2]
+    pairs = (item.partition("=") for item in query.replace(";", "&").split("&") if item)
+    return {key.lower(): value for key, _sep, value in pairs}
+
+
+def _take_option(url: str, name: str) -> tuple[str, str | None]:
+    """`url` without option `name` (any case), and that option's value (None if absent)."""
+    base, sep, query = url.partition("?")
+    if not sep:
+        return url, None
+    kept, value = [], None
+    for item in query.replace(";", "&").split("&"):
+        key, _eq, found = item.partition("=")
+        if key.lower() == name.lower():
+            value = found
+        elif item:
+            kept.append(item)
+    return (f"{base}?{'&'.join(kept)}" if kept else base), value
 
 
 _memory_clients: dict[str, Any] = {}
@@ -226,23 +291,141 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
         raise exc.QueryTimeoutError(_("The query ran too long and was stopped: narrow the filters or ask for "
                                       "fewer rows")) from e
     except driver_errors.OperationFailure as e:
-        if e.has_error_label("TransientTransactionError") or e.code == 112:  # WriteConflict
-                raise exc.TransientError(_("The document was changed by another request; please retry")) from e
+        if e.has_error_label("TransientTransactionError") or e.code == WRITE_CONFLICT:
+            raise conflict_error() from e
         raise
     except driver_errors.DocumentTooLarge as e:  # (pymongo refuses it before sending: nothing was written)
         raise exc.DocumentTooLargeError(_("{0}: the document or query is larger than the database accepts "
                                           "({1} MB at most); send less data", _(doctype or "Document"),
                                           16)) from e
-    except driver_errors.ServerSelectionTimeoutError as e:
-        raise exc.ConfigurationError(
-            f"MongoDB is not reachable ({e}). Check FW_MONGO_URL, or unset it to use the embedded MongoDB."
-        ) from e
+    except driver_errors.ConnectionFailure as e:  # lost connection, no primary, server selection timed out
+        raise unavailable_error(e) from e
 
 
-def is_transient(error: BaseException) -> bool:
+def unavailable_error(error: driver_errors.PyMongoError, lang: str | None = None) -> exc.DatabaseUnavailableError:
+    log.warning("MongoDB unavailable: %s", error)
+    if error.has_error_label("UnknownTransactionCommitResult"):
+        return exc.DatabaseUnavailableError(_("The database did not confirm the commit, so whether it was saved is "
+                                              "unknown; check before sending it again", lang=lang))
+    return exc.DatabaseUnavailableError(_("The database is not reachable right now; please retry in a few seconds",
+                                          lang=lang))
+
+
+def conflict_error() -> exc.TransientError:
+    return exc.TransientError(_("The document was changed by another request; please retry"))
+
+
+def translate_error(error: BaseException, *, lang: str | None = None) -> BaseException:
+    """The engine exception for a driver error that escaped `translate_errors` (the error itself if
+    it is not a driver error, or one the engine has no name for). `lang`: for a caller outside any
+    context (the language of its messages)."""
+    if not isinstance(error, driver_errors.PyMongoError):
+        return error
+    if isinstance(error, driver_errors.ConnectionFailure):
+        return unavailable_error(error, lang)
+    try:
+        with translate_errors():
+            raise error
+    except exc.FwError as mapped:
+        return mapped
+    except driver_errors.PyMongoError:
+        return error
+
+
+# ---------------------------------------------------------------------------------------------
+# Retrying a unit of work
+
+
+Failure = Literal["conflict", "unavailable"]
+
+
+def _driver_error(error: BaseException) -> driver_errors.PyMongoError | None:
+    """The driver error behind `error` (itself, or what an engine exception was raised from)."""
+    for candidate in (error, error.__cause__):
+        if isinstance(candidate, driver_errors.PyMongoError):
+            return candidate
+    return None
+
+
+def _never_sent(error: BaseException) -> bool:
+    """The operation never reached a server: the driver raises a server-selection timeout only when
+    no attempt was sent (after a sent attempt it raises that attempt's error)."""
+    return isinstance(_driver_error(error), driver_errors.ServerSelectionTimeoutError)
+
+
+def failure_kind(error: BaseException) -> Failure | None:
+    """What a failed unit of work met, if running it again may succeed: a conflict with another
+    transaction (the server refused: a write conflict, a lock timeout, any error it labels
+    TransientTransactionError), or the database out of reach (connection lost, primary gone, no
+    server selected). None for anything else, including a commit whose outcome is unknown
+    (running the unit again could apply it twice)."""
+    driver = _driver_error(error)
+    if driver is not None:
+        if driver.has_error_label("UnknownTransactionCommitResult"):
+            return None
+        if isinstance(driver, driver_errors.ConnectionFailure):
+            return "unavailable"
+        if driver.has_error_label("TransientTransactionError") or (
+                isinstance(driver, driver_errors.OperationFailure) and driver.code == WRITE_CONFLICT):
+            return "conflict"
+    if isinstance(error, exc.DatabaseUnavailableError):
+        return "unavailable"
     if isinstance(error, exc.TransientError):
+        return "conflict"
+    return None
+
+
+class Retry:
+    """When to run a failed unit of work again, and how long to wait first.
+
+    A conflict is retried up to `conflicts` times with a short jittered backoff (the other
+    transaction is usually done within milliseconds). A database out of reach is retried only
+    while some replica-set member answers (an election is under way: the driver will find the new
+    primary) and only until `Database.retry_budget_ms` has passed since the first failure; a lone
+    server that is down fails at once. A unit whose writes may be durable already is not run
+    again, since they would be applied twice: after an earlier `commit()`, never; after a `final`
+    write outside a transaction (by contract the unit's last operation that can fail), only if
+    the driver never sent it (server selection timed out).
+    """
+
+    __slots__ = ("attempts", "conflicts", "database", "deadline")
+
+    def __init__(self, database: Database, *, conflicts: int = 10) -> None:
+        self.database = database
+        self.conflicts = conflicts
+        self.attempts = 0
+        self.deadline: float | None = None
+
+    async def again(self, error: BaseException, uow: UnitOfWork | None = None) -> bool:
+        """Wait, then True if the unit (`uow`, for a unit that may have written) should run again;
+        False at once if it should not."""
+        kind = failure_kind(error)
+        if kind is None:
+            return False
+        if uow is not None and (uow.committed or (uow.wrote_outside_transaction and not _never_sent(error))):
+            return False
+        now = time.monotonic()
+        if self.deadline is None:
+            self.deadline = now + self.database.retry_budget_ms / 1000
+        remaining = self.deadline - now
+        if kind == "conflict":
+            if self.attempts >= self.conflicts:
+                return False
+            delay = min(0.005 * 2 ** self.attempts, 0.25)
+        else:
+            if remaining <= 0 or not await self.database.reachable():
+                return False
+            delay = min(0.1 * 2 ** self.attempts, 1.0)
+        self.attempts += 1
+        await asyncio.sleep(min(random.uniform(0.5, 1.0) * delay, max(remaining, 0.0)))
         return True
-    return isinstance(error, driver_errors.PyMongoError) and error.has_error_label("TransientTransactionError")
+
+    @staticmethod
+    def final_error(error: BaseException) -> BaseException:
+        """What the caller sees once the retries are over: engine exceptions for driver errors."""
+        if isinstance(error, exc.FwError):
+            return error
+        return translate_error(error)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -261,6 +444,10 @@ class UnitOfWork:
     session: Any = None
     after_commit: list[Callable[[], Awaitable[None] | None]] = field(default_factory=list)
     writes: int = 0
+    # writes of this unit a rollback cannot undo (`Retry` does not run such a unit again): a `final`
+    # write that ran without a transaction (see `write_session`), an earlier `commit()`
+    wrote_outside_transaction: bool = False
+    committed: bool = False
 
     @property
     def in_transaction(self) -> bool:
@@ -274,7 +461,10 @@ class UnitOfWork:
         commit round trip. Any later write in the unit would then open a transaction of its own.
         """
         self.writes += 1
-        if not self.db.transactional or (final and self.writes == 1 and not self.in_transaction):
+        if not self.db.transactional:
+            return None
+        if final and self.writes == 1 and not self.in_transaction:
+            self.wrote_outside_transaction = True
             return None
         if self.session is None:
             self.session = self.db.start_session()
@@ -288,8 +478,8 @@ class UnitOfWork:
 
     async def commit(self) -> None:
         if self.in_transaction:
-            with translate_errors():
-                await self.session.commit_transaction()
+            await self._commit_transaction()
+            self.committed = True
         callbacks, self.after_commit = self.after_commit, []
         self.writes = 0
         for cb in callbacks:
@@ -299,6 +489,30 @@ class UnitOfWork:
                     await result
             except Exception:  # an after-commit side effect must not undo a committed request
                 log.exception("after-commit callback failed")
+
+    async def _commit_transaction(self) -> None:
+        """Commit; a commit whose outcome is unknown (the connection or the primary was lost) is sent
+        again, as the driver's `with_transaction` does, while a member answers and the budget lasts:
+        the server applies one transaction's commit once however often it is sent."""
+        deadline: float | None = None
+        attempt = 0
+        while True:
+            try:
+                with translate_errors():
+                    await self.session.commit_transaction()
+                return
+            except exc.FwError as e:
+                driver = _driver_error(e)
+                if driver is None or not driver.has_error_label("UnknownTransactionCommitResult") or (
+                        isinstance(driver, driver_errors.OperationFailure) and driver.code == 50):  # MaxTimeMSExpired
+                    raise
+                now = time.monotonic()
+                deadline = deadline if deadline is not None else now + self.db.retry_budget_ms / 1000
+                if now >= deadline or not await self.db.reachable():
+                    _end_on_server(self.db, self.session.session_id)
+                    raise
+                attempt += 1
+                await asyncio.sleep(min(random.uniform(0.5, 1.0) * min(0.1 * 2 ** attempt, 1.0), deadline - now))
 
     async def rollback(self) -> None:
         self.after_commit = []
@@ -311,6 +525,26 @@ class UnitOfWork:
         if self.session is not None:
             await self.session.end_session()
             self.session = None
+
+
+_ending: set[asyncio.Task[None]] = set()
+KILL_SESSION_WAIT = 10.0  # s to wait for a member to answer before giving up killing a session
+
+
+def _end_on_server(database: Database, session_id: Any) -> None:
+    """Kill the session of a commit given up on, in the background once a server answers: if its
+    transaction did not commit, it is aborted then, rather than holding its documents against the
+    client's next try until MongoDB's transaction lifetime (60 s) runs out. (The driver cannot abort
+    a transaction it has sent a commit for; a server that restarted has forgotten it anyway.)"""
+
+    async def kill() -> None:
+        with contextlib.suppress(Exception):  # best effort: the transaction expires by itself at worst
+            if await database.reachable(wait=KILL_SESSION_WAIT):
+                await database.client.admin.command("killSessions", [session_id])
+
+    task = asyncio.get_running_loop().create_task(kill())
+    _ending.add(task)
+    task.add_done_callback(_ending.discard)
 
 
 @contextlib.asynccontextmanager

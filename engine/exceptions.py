@@ -26,6 +26,10 @@
     ├── BadRequestError                      malformed request body (400)
     ├── TooManyRequestsError
     ├── TransientError                       retryable: write conflict between transactions
+    ├── QueryTimeoutError                    a request's query ran past FW_QUERY_TIMEOUT_MS
+    ├── ServiceUnavailableError              a service fw needs is unreachable: retry later (503)
+    │   ├── DatabaseUnavailableError         MongoDB: connection lost, no primary, selection timed out
+    │   └── JobQueueUnavailableError         Redis (the job queue) does not answer
     └── ConfigurationError                   a broken app, doctype JSON or setting (startup)
 
 The engine never speaks HTTP: `server/errors.py` maps these classes to statuses in one table.
@@ -171,6 +175,23 @@ class QueryTimeoutError(FwError):
     """A request's query ran past FW_QUERY_TIMEOUT_MS and MongoDB stopped it (nothing was written)."""
 
     title = "Query Timeout"
+
+
+class ServiceUnavailableError(FwError):
+    """A service fw depends on does not answer; nothing was committed and the request may be sent
+    again. `retry_after`: the seconds a client should wait (the `Retry-After` header)."""
+
+    title = "Service Unavailable"
+    retry_after: int = 5
+
+
+class DatabaseUnavailableError(ServiceUnavailableError):
+    """MongoDB could not be reached: the connection was lost, no primary was elected in time, or
+    server selection timed out (`engine.db` turns the driver's errors into this one)."""
+
+
+class JobQueueUnavailableError(ServiceUnavailableError):
+    """Redis (FW_REDIS_URL) does not answer, so a job could not be queued or looked up now."""
 
 
 class ConfigurationError(FwError):

@@ -288,7 +288,10 @@ async def _run_hooks(site: Site, hooks: list[tuple[str, Callable[..., Any]]], ra
 
 
 async def _ensure_internal_indexes(site: Site) -> None:
-    """Indexes of fw's own collections: sessions expire by TTL."""
+    """Indexes of fw's own collections: sessions expire by TTL; the job outbox is read oldest first."""
+    from engine.jobs import outbox
+
+    await outbox.ensure_indexes(site)
     await site.db.collection("_fw_sessions").create_index([("expires_at", 1)], name="fw_ttl", expireAfterSeconds=0)
     await site.db.collection("_fw_sessions").create_index([("user", 1)], name="fw_user")
 

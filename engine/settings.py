@@ -15,6 +15,12 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="FW_", env_file=".env", extra="ignore")
 
     mongo_url: str | None = None
+    mongo_server_selection_timeout_ms: int = Field(default=3_000, ge=1, description=(
+        "how long an operation waits for a usable MongoDB server before the request answers 503 "
+        "(`serverSelectionTimeoutMS` in FW_MONGO_URL wins)"))
+    mongo_retry_budget_ms: int = Field(default=15_000, ge=0, description=(
+        "how long a unit of work is retried after a primary change or a write conflict, while a replica-set "
+        "member still answers (`fwRetryBudgetMS` in FW_MONGO_URL wins); longer than a default election"))
     db_name: str = "fw"
     redis_url: str | None = None
     admin_password: str | None = None

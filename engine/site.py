@@ -107,7 +107,7 @@ def connect_database(settings: Settings) -> tuple[db.Database, embedded.Embedded
     if settings.memory_backend:
         return db.connect_memory(settings.db_name), None
     if settings.mongo_url:
-        return db.connect(settings.mongo_url, settings.db_name), None
+        return connect(settings, settings.mongo_url), None
     try:
         mongod = embedded.start(settings.data_dir / "mongo", durable=settings.durable_writes)
     except exc.ConfigurationError as e:
@@ -117,7 +117,13 @@ def connect_database(settings: Settings) -> tuple[db.Database, embedded.Embedded
         log.warning("and writes are not transactional. Set FW_MONGO_URL for a real database.")
         log.warning("=" * 72)
         return db.connect_memory(settings.db_name), None
-    return db.connect(mongod.url, settings.db_name), mongod
+    return connect(settings, mongod.url), mongod
+
+
+def connect(settings: Settings, url: str) -> db.Database:
+    """A handle on the MongoDB at `url` with the timeouts of the settings (the URL's own options win)."""
+    return db.connect(url, settings.db_name, server_selection_timeout_ms=settings.mongo_server_selection_timeout_ms,
+                      retry_budget_ms=settings.mongo_retry_budget_ms)
 
 
 async def open_site(settings: Settings, apps: AppRegistry | None = None) -> Site:

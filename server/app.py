@@ -15,8 +15,9 @@ from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from engine import cache_bus
+from engine import cache_bus, db
 from engine import exceptions as exc
+from engine.jobs import outbox
 from engine.migrate import migrate
 from engine.runtime import tune_gc
 from engine.settings import Settings, get_settings
@@ -38,13 +39,16 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
         app.state.site = current
         realtime.attach_publisher(current, sio)
         invalidations = cache_bus.start_listener(current)
+        relay = None
         try:
             if own:
                 report = await migrate(current)
                 log.info("migrate: %s", report.summary())
                 tune_gc(settings)  # a process of its own: what it loaded so far lives as long as it does
+            relay = outbox.start_relay(current)  # jobs a Redis outage kept in the outbox
             yield {}
         finally:
+            await outbox.stop_relay(relay)
             if invalidations is not None:
                 invalidations.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -75,6 +79,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
                            "X-Frappe-Site-Name", "X-Request-Id", "Accept-Language"]))
     app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={
         exc.FwError: errors.handle_fw_error,
+        db.DriverError: errors.handle_driver_error,
         HTTPException: errors.handle_http_exception,
         Exception: errors.handle_unexpected,
     })

@@ -18,6 +18,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
+from engine import db
 from engine import exceptions as exc
 from engine.translation import _
 from server.context import negotiate_language, request_context
@@ -39,6 +40,7 @@ STATUS: dict[type[BaseException], int] = {
     exc.TooManyRequestsError: 429,
     exc.TransientError: 409,
     exc.QueryTimeoutError: 504,
+    exc.ServiceUnavailableError: 503,
     exc.ConfigurationError: 500,
 }
 
@@ -135,12 +137,28 @@ def _messages(request: Request) -> list[dict[str, Any]]:
 async def handle_fw_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, exc.FwError)
     status = status_for(error)
-    if status >= 500:
+    if isinstance(error, exc.ServiceUnavailableError):  # an outage, not a bug: one line per request
+        log.warning("%s %s: %s", request.method, request.url.path, error.message)
+    elif status >= 500:
         log.error("%s %s failed", request.method, request.url.path, exc_info=error)
     settings = request.app.state.settings
-    headers = {"Retry-After": "60"} if status == 429 else None
+    headers = None
+    if status == 429:
+        headers = {"Retry-After": "60"}
+    elif isinstance(error, exc.ServiceUnavailableError):  # MongoDB or Redis away: nothing was committed
+        headers = {"Retry-After": str(error.retry_after)}
     return json_response(_body(request, error, _messages(request), developer_mode=settings.developer_mode,
                                lang=request_language(request)), status, headers=headers)
+
+
+async def handle_driver_error(request: Request, error: Exception) -> Response:
+    """A database driver error no engine call translated (e.g. while authenticating): the engine
+    names it (`DatabaseUnavailableError` for a lost database: 503), else it is unexpected. Handled
+    here rather than by the catch-all, which would also drop the client's connection."""
+    mapped = db.translate_error(error, lang=request_language(request))
+    if isinstance(mapped, exc.FwError):
+        return await handle_fw_error(request, mapped)
+    return await handle_unexpected(request, error)
 
 
 async def handle_http_exception(request: Request, error: Exception) -> Response:

@@ -1,4 +1,4 @@
-"""`insert_many`: many new documents of one doctype, validated, in one unordered bulk write.
+"""`insert_many`: many new documents of one doctype, validated, in one bulk write.
 
 Why a separate path. `Document.insert()` costs several database round trips per document (its
 naming counter, its link checks, the duplicate pre-check, the write) plus the lifecycle hooks. A
@@ -10,20 +10,25 @@ delivery of 10,000 external records must cost a handful instead, so this path:
 - checks every Link with one query per target doctype, filling `fetch_from` fields from it;
 - names the documents without a query each: counter-based rules (`PRE-.#####`, `format:`,
   `naming_series:`, `autoincrement`) reserve a block of numbers with one atomic update per series;
-- writes everything with one `insert_many(ordered=False)`.
+- writes everything with one `insert_many`.
 
-Why the write happens outside the unit of work's transaction. A unique index is the only reliable
-guard against two concurrent requests inserting the same record (a read-then-insert check races).
-But inside a MongoDB transaction a duplicate-key error aborts the whole transaction: one clash
-would throw away the unit's other writes, and the rest of the batch with them. Written outside a
-transaction, an unordered insert stores every document that clashes with nothing and reports the
-others, which come back as `duplicates` (a clash on the name or on any unique index, with stored
-documents or within the batch) rather than as an error. So:
+Where the write happens: two modes.
 
-- anything the unit of work wrote before the call is committed first (writes stay in order);
-- the batch is durable when the call returns; a later rollback of the unit does not undo it.
+`atomic=True`: in the unit of work's transaction, so the batch commits or rolls back with
+everything else the unit does (a crash in the middle stores nothing). But inside a MongoDB
+transaction a duplicate-key error aborts the whole transaction, so a row that clashes with a
+stored document cannot be reported and skipped: it raises `TransientError` instead, a conflict, and
+`run_in_unit_of_work` runs the unit again. So the caller must leave out what is stored already
+(a read-then-insert check), as `receive_data` does; the unique index remains the guard against a
+concurrent request storing the same record between that read and the commit: the loser's unit
+runs again, reads the winner's records and skips them.
 
-Use it where each document stands on its own, as `receive_data` does with external records.
+`atomic=False` (the default): outside any transaction, unordered, so every document that clashes
+with nothing is stored and the others come back as `duplicates` (a clash on the name or on any
+unique index, with stored documents or within the batch) rather than as an error. Anything the
+unit of work wrote before the call is committed first (writes stay in order), and the batch is
+durable when the call returns: a later rollback of the unit does not undo it. Use it where each
+document stands on its own and a partial batch is acceptable.
 
 What it does not do (as Frappe's `bulk_insert` does not): run controller methods or `doc_events`,
 write Version records, or insert submitted, single, child or tree documents. A document that fails
@@ -60,7 +65,7 @@ class BulkInsertResult:
     """What happened to each input row, by its index in the input."""
 
     names: dict[int, str] = field(default_factory=dict)  # inserted rows → their names
-    duplicates: list[int] = field(default_factory=list)  # refused by a unique index or a taken name
+    duplicates: list[int] = field(default_factory=list)  # refused by a unique index or a taken name (not atomic)
     failed: dict[int, exc.FwError] = field(default_factory=dict)  # refused by validation
 
     @property
@@ -70,14 +75,15 @@ class BulkInsertResult:
 
 async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, Any]], *,
                       ignore_permissions: bool = False, ignore_links: bool = False,
-                      ignore_mandatory: bool = False) -> BulkInsertResult:
+                      ignore_mandatory: bool = False, atomic: bool = False) -> BulkInsertResult:
     """Validate `rows` as new `doctype` documents and insert the valid ones in one bulk write.
 
     ```python
     result = await insert_many(ctx, "Employee Score", rows, ignore_permissions=True)
     created, skipped = len(result.names), len(result.duplicates)
     ```
-    Read the module documentation for how the write relates to the unit of work.
+    `atomic`: write the batch in the unit of work's transaction (read the module documentation for
+    how each mode relates to the unit of work and to duplicates).
     """
     meta = ctx.meta(doctype)
     if meta.issingle or meta.istable or meta.is_tree:
@@ -102,9 +108,13 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     records = [_record(docs[i]) for i in order]
     if not records:
         return result
-    if ctx.uow is not None and ctx.uow.in_transaction:
-        await ctx.commit()  # keep the unit's earlier writes before the batch
-    refused = await _write(ctx, meta, records)
+    if atomic:
+        await _write_in_transaction(ctx, meta, records)
+        refused: set[int] = set()
+    else:
+        if ctx.uow is not None and ctx.uow.in_transaction:
+            await ctx.commit()  # keep the unit's earlier writes before the batch
+        refused = await _write(ctx, meta, records)
     for position, index in enumerate(order):
         if position in refused:
             result.duplicates.append(index)
@@ -113,7 +123,8 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     if result.names:
         from engine.realtime import publish_realtime
 
-        await publish_realtime(ctx, "list_update", {"doctype": doctype, "user": ctx.user}, doctype=doctype)
+        await publish_realtime(ctx, "list_update", {"doctype": doctype, "user": ctx.user}, doctype=doctype,
+                               after_commit=atomic)
     return result
 
 
@@ -405,6 +416,26 @@ def _record(doc: Document) -> dict[str, Any]:
 
 
 # -- the write ------------------------------------------------------------------------------------
+
+async def _write_in_transaction(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> None:
+    """Insert in the unit of work's transaction (one of its own without a unit); a duplicate aborts
+    the transaction, so it is a conflict (`TransientError`): the unit runs again."""
+    from engine.context import unit_of_work
+
+    async with unit_of_work(ctx):
+        session = await ctx.write_session()
+        try:
+            with db.translate_errors(meta.name):
+                await store.collection(ctx, meta).insert_many(records, ordered=True, session=session)
+        except exc.FwError:
+            raise
+        except Exception as e:
+            details = getattr(e, "details", None)
+            errors = details.get("writeErrors") if isinstance(details, dict) else None
+            if isinstance(errors, list) and errors and all(err.get("code") == DUPLICATE_KEY for err in errors):
+                raise db.conflict_error() from e  # stored by a concurrent request since the caller looked
+            raise
+
 
 async def _write(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> set[int]:
     """Insert outside any transaction, unordered; returns the positions refused as duplicates."""

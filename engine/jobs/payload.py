@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from engine import exceptions as exc
@@ -29,13 +30,21 @@ class JobPayload:
     on_failure: str | None = None
     scheduled_job_type: str | None = None
     scheduled_due: str | None = None
+    # this one enqueue call (a job id may be enqueued again later): tells a relay that sends a job
+    # from the outbox a second time that the job under this id is the same one, not a new one
+    enqueue_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JobPayload:
-        return cls(**data)
+        """From `to_dict`'s shape; keys this version does not know (a newer fw's) are ignored."""
+        known = _FIELDS
+        return cls(**{key: value for key, value in data.items() if key in known})
+
+
+_FIELDS = frozenset(f.name for f in fields(JobPayload))
 
 
 def dotted_path(method: str | Callable[..., Any]) -> str:

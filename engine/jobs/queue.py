@@ -3,19 +3,30 @@ background with the same semantics (own context, commit at the end, Error Log, c
 
 Job ids are `<site>::<job_id or uuid>`. `deduplicate=True` skips the call while a job with that
 id is queued or running, and replaces a finished one.
+
+With Redis, `enqueue_after_commit` writes the job into the request's transaction first (the
+outbox, `engine.jobs.outbox`), so a Redis outage cannot lose the job of a committed request; any
+other enqueue, and every status lookup, raises `JobQueueUnavailableError` (503) while Redis does
+not answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Protocol
 
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import RedisError
+
 from engine import exceptions as exc
-from engine.jobs import runner
+from engine.jobs import outbox, runner
 from engine.jobs.payload import DEFAULT_TIMEOUTS, QUEUES, JobPayload, dotted_path, resolve
 from engine.translation import _
 
@@ -29,6 +40,8 @@ JOB_PREFIX, IN_PROGRESS_PREFIX, RESULT_PREFIX = "arq:job:", "arq:in-progress:", 
 
 
 JOB_EXPIRES = timedelta(days=7)  # a queued job not started within a week is dropped
+CONNECT_TIMEOUT = 2.0  # s: a request waits at most this for a Redis connection...
+COMMAND_TIMEOUT = 5.0  # s: ...and this for a Redis answer, then answers 503
 _Y2K_MS = 946_684_800_000
 
 
@@ -94,7 +107,23 @@ class InProcessBackend:
         await self.drain()
 
 
+@contextlib.contextmanager
+def redis_errors() -> Iterator[None]:
+    """Redis out of reach (refused, reset, timed out, loading, read-only) is JobQueueUnavailableError:
+    503 over HTTP, retry later."""
+    try:
+        yield
+    except exc.FwError:
+        raise
+    except (RedisError, OSError) as e:
+        log.warning("Redis unavailable: %s", e)
+        raise exc.JobQueueUnavailableError(_("The job queue (Redis) is not reachable right now; please retry in "
+                                             "a few seconds")) from e
+
+
 class ArqBackend:
+    """Jobs on arq. Every call that reaches Redis raises JobQueueUnavailableError when it does not answer."""
+
     def __init__(self, site: Site, redis_url: str) -> None:
         self.site = site
         self.redis_url = redis_url
@@ -102,19 +131,19 @@ class ArqBackend:
 
     async def pool(self) -> Any:
         if self._pool is None:
-            from arq import create_pool
-            from arq.connections import RedisSettings
+            from arq.connections import ArqRedis
 
-            try:
-                redis_settings = RedisSettings.from_dsn(self.redis_url)
-                redis_settings.conn_retries = 0  # a request must not hang retrying: fail now, clearly
-                self._pool = await create_pool(redis_settings)
-            except Exception as e:
-                raise exc.ConfigurationError(
-                    f"Redis at FW_REDIS_URL is not reachable ({e}); the job was not queued") from e
+            with redis_errors():
+                # a request must not hang on Redis: fail within a few seconds, and no retries in here
+                # (one immediate retry on a fresh connection: the pooled one may be from before a Redis restart)
+                self._pool = ArqRedis.from_url(self.redis_url, socket_connect_timeout=CONNECT_TIMEOUT,
+                                               socket_timeout=COMMAND_TIMEOUT,
+                                               retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)))
         return self._pool
 
     async def submit(self, payload: JobPayload, *, at_front: bool) -> bool:
+        """Queue the job; False when a job with its id is queued or running (or when this very
+        enqueue, `payload.enqueue_id`, was queued already: a relay sending it again)."""
         pool = await self.pool()
 
         async def push() -> Any:
@@ -123,15 +152,13 @@ class ArqBackend:
                 _queue_name=queue_key(self.site.name, payload.queue),
                 _defer_until=front_of_queue() if at_front else None, _expires=JOB_EXPIRES)
 
-        try:
+        with redis_errors():
             job = await push()  # arq refuses an id that is queued, running or has a result
             if job is None and await self.status(payload.job_id) in ("finished", "failed"):
+                if await self._enqueue_id(payload.job_id) == payload.enqueue_id:
+                    return False  # this enqueue already ran: sent again by a relay, not a new one
                 await pool.delete(f"{RESULT_PREFIX}{payload.job_id}")  # a finished job with this id is replaced
                 job = await push()
-        except exc.FwError:
-            raise
-        except Exception as e:
-            raise exc.ConfigurationError(f"Redis is not reachable ({e}); the job was not queued") from e
         return job is not None
 
     async def status(self, job_id: str) -> str | None:
@@ -139,36 +166,49 @@ class ArqBackend:
         from arq.jobs import Job
 
         pool = await self.pool()
-        if await pool.exists(f"{RESULT_PREFIX}{job_id}"):
-            try:
-                info = await Job(job_id, pool).result_info()
-            except Exception:  # a result that no longer unpickles is still a finished job
-                return "failed"
-            return "finished" if info is not None and info.success else "failed"
-        if await pool.exists(f"{IN_PROGRESS_PREFIX}{job_id}"):
-            return "started"
-        if await pool.exists(f"{JOB_PREFIX}{job_id}"):
-            return "queued"
+        with redis_errors():
+            if await pool.exists(f"{RESULT_PREFIX}{job_id}"):
+                try:
+                    info = await Job(job_id, pool).result_info()
+                except (RedisError, OSError):
+                    raise
+                except Exception:  # a result that no longer unpickles is still a finished job
+                    return "failed"
+                return "finished" if info is not None and info.success else "failed"
+            if await pool.exists(f"{IN_PROGRESS_PREFIX}{job_id}"):
+                return "started"
+            if await pool.exists(f"{JOB_PREFIX}{job_id}"):
+                return "queued"
         return None
+
+    async def _payload(self, job_id: str) -> dict[str, Any] | None:
+        """The payload arq keeps for the job (queued, running or finished), if it still unpickles."""
+        from arq.jobs import Job
+
+        pool = await self.pool()
+        with redis_errors():
+            try:
+                info = await Job(job_id, pool).info()
+            except (RedisError, OSError):
+                raise
+            except Exception:  # a record that no longer unpickles: nobody's
+                return None
+        if info is None or not info.args or not isinstance(info.args[0], dict):
+            return None
+        return info.args[0]
+
+    async def _enqueue_id(self, job_id: str) -> str | None:
+        return (await self._payload(job_id) or {}).get("enqueue_id")
 
     async def owner(self, job_id: str) -> str | None:
         """The user who enqueued the job (from arq's job or result record)."""
-        from arq.jobs import Job
-
-        try:
-            info = await Job(job_id, await self.pool()).info()
-        except exc.FwError:
-            raise
-        except Exception:  # a record that no longer unpickles: nobody's
-            return None
-        if info is None or not info.args or not isinstance(info.args[0], dict):
-            return None
-        return info.args[0].get("user")  # type: ignore[no-any-return]
+        return (await self._payload(job_id) or {}).get("user")
 
     async def close(self) -> None:
         if self._pool is not None:
-            await self._pool.aclose(close_connection_pool=True)
-            self._pool = None
+            pool, self._pool = self._pool, None
+            with contextlib.suppress(RedisError, OSError):
+                await pool.aclose(close_connection_pool=True)
 
 
 def backend_for(site: Site) -> Backend:
@@ -210,6 +250,10 @@ async def enqueue(ctx: Context, method: str | Callable[..., Any], queue: str = "
         return await runner.execute(ctx.site, payload)
     backend = backend_for(ctx.site)
     if enqueue_after_commit and ctx.uow is not None:
+        if isinstance(backend, ArqBackend):  # in the transaction: it exists exactly when the unit commits
+            await outbox.add(ctx, backend, payload, at_front=at_front)
+            return payload.job_id
+
         async def release() -> None:
             await backend.submit(payload, at_front=at_front)
 

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 
 from croniter import croniter
 
+from engine import exceptions as exc
 from engine.clock import now_str
 from engine.context import Context
-from engine.jobs import job_log
+from engine.jobs import job_log, outbox
 from engine.jobs.payload import DEFAULT_TIMEOUTS, JobPayload
 from engine.jobs.queue import backend_for
 
@@ -68,8 +69,6 @@ async def sync_job_types(site: Site, now: datetime | None = None) -> list[str]:
         names.append(name)
         cron = cron_expression(event, site.settings)
         if not croniter.is_valid(cron):
-            from engine import exceptions as exc
-
             raise exc.ConfigurationError(f"App {event.app!r}: invalid cron expression {cron!r} for {event.path}")
         previous = croniter(cron, now).get_prev(datetime)
         await coll.update_one({"_id": name}, {
@@ -107,10 +106,14 @@ async def tick(site: Site, now: datetime | None = None) -> list[str]:
             continue  # another scheduler took this due time
         try:
             enqueued.append(await _enqueue(site, event, row["_id"], due_text))
-        except Exception:
+        except Exception as e:
             # not queued (e.g. Redis down): give the due time back so a later tick retries it
             await coll.update_one({"_id": row["_id"], "_last_due": due_text}, {"$set": {"_last_due": last}})
-            log.exception("could not enqueue %s for %s", row["_id"], due_text)
+            if isinstance(e, exc.ServiceUnavailableError):
+                log.warning("could not enqueue %s for %s: %s (a later tick tries again)", row["_id"], due_text,
+                            e.message)
+            else:
+                log.exception("could not enqueue %s for %s", row["_id"], due_text)
     try:
         await job_log.sweep_stale(site, now)
     except Exception:  # bookkeeping: must not cost the enqueues above or the next tick
@@ -137,6 +140,7 @@ async def run_scheduler(settings: Settings, *, once: bool = False) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    relay = None if once else outbox.start_relay(site)
     try:
         await sync_job_types(site)
         log.info("fw scheduler running (site %s, a tick every %s s)", site.name, settings.scheduler_interval)
@@ -151,9 +155,8 @@ async def run_scheduler(settings: Settings, *, once: bool = False) -> None:
             delay = interval - (datetime.now().timestamp() % interval) + 0.5
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=delay)
-        backend = backend_for(site)
-        await backend.close()
     finally:
+        await outbox.stop_relay(relay)
         await site.close()
     log.info("fw scheduler stopped")
 

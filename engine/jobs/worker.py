@@ -7,6 +7,10 @@ deadline is still being wound up (Error Log, callbacks).
 A job whose worker dies mid-run is therefore picked up again by another worker once the lease
 expires (arq counts the try; after `max_tries` it is recorded failed), so it never vanishes; the
 retry closes the dead attempt's Scheduled Job Log row (`job_log`).
+
+When Redis goes away the process stays: each queue's worker is rebuilt once Redis answers again
+(`_serve_queue`, with backoff), and meanwhile the process keeps relaying the job outbox (which
+waits for Redis too).
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from typing import Any
 
 from engine import cache_bus
 from engine import exceptions as exc
-from engine.jobs import runner
+from engine.jobs import outbox, runner
 from engine.jobs.payload import MAX_TIMEOUT, JobPayload
 from engine.jobs.queue import ARQ_FUNCTION, IN_PROGRESS_PREFIX, queue_key
 from engine.runtime import tune_gc
@@ -32,6 +36,9 @@ CLAIM_LEASE = 60  # s: the lease from taking a job until fw_run_job sets the job
 LEASE_GRACE = 5.0  # s past a job's deadline before another worker may take it over
 LEASE_DELAY = 1.0  # s into a job before fw shortens the claim lease to the job's own
 SHUTDOWN_WAIT = 30.0  # s a stopping worker waits for its running jobs before handing them back
+CLOSE_WAIT = 10.0  # s closing a worker may take (it talks to Redis, which may be away)
+RECONNECT_MIN, RECONNECT_MAX = 1.0, 30.0  # s between tries to reach Redis again, doubling
+HEALTHY_AFTER = 60.0  # s a worker must have run for the next outage's backoff to start from RECONNECT_MIN
 
 
 class JobFailed(Exception):
@@ -75,69 +82,113 @@ async def fw_run_job(arq_ctx: dict[str, Any], payload: dict[str, Any]) -> Any:
 
 
 def build_workers(site: Site, queues: list[str], *, burst: bool = False, max_jobs: int = 10) -> list[Any]:
+    return [build_worker(site, queue, burst=burst, max_jobs=max_jobs) for queue in queues]
+
+
+def build_worker(site: Site, queue: str, *, burst: bool = False, max_jobs: int = 10) -> Any:
     from arq import Worker, func
     from arq.connections import RedisSettings
 
     assert site.settings.redis_url, "fw worker needs FW_REDIS_URL"
-    workers = []
-    for queue in queues:
-        worker = Worker(
-            functions=[func(fw_run_job, name=ARQ_FUNCTION, timeout=MAX_TIMEOUT)],  # fw enforces each job's own
-            queue_name=queue_key(site.name, queue), redis_settings=RedisSettings.from_dsn(site.settings.redis_url),
-            ctx={"site": site}, burst=burst, max_jobs=max_jobs, handle_signals=False, poll_delay=0.1,
-            keep_result=3600, max_tries=3, job_completion_wait=SHUTDOWN_WAIT, health_check_interval=30,
-            expires_extra_ms=7 * 24 * 3600 * 1000)
-        worker.in_progress_timeout_s = CLAIM_LEASE  # not arq's "longest timeout + 10 s" (a day here)
-        workers.append(worker)
-    return workers
+    redis_settings = RedisSettings.from_dsn(site.settings.redis_url)
+    redis_settings.conn_retries = 0  # `_serve_queue` reconnects, with backoff and a log line
+    redis_settings.conn_timeout = 2
+    worker = Worker(
+        functions=[func(fw_run_job, name=ARQ_FUNCTION, timeout=MAX_TIMEOUT)],  # fw enforces each job's own
+        queue_name=queue_key(site.name, queue), redis_settings=redis_settings,
+        ctx={"site": site}, burst=burst, max_jobs=max_jobs, handle_signals=False, poll_delay=0.1,
+        keep_result=3600, max_tries=3, job_completion_wait=SHUTDOWN_WAIT, health_check_interval=30,
+        expires_extra_ms=7 * 24 * 3600 * 1000)
+    worker.in_progress_timeout_s = CLAIM_LEASE  # not arq's "longest timeout + 10 s" (a day here)
+    return worker
+
+
+async def _serve_queue(site: Site, queue: str, stop: asyncio.Event, retired: set[asyncio.Task[None]], *,
+                       burst: bool) -> None:
+    """Run one queue's arq worker until `stop`. arq's loop ends when Redis goes away and does not
+    reconnect, so a new worker takes over once Redis answers again, tried with backoff (RECONNECT_MIN
+    doubling up to RECONNECT_MAX); the old one's running jobs finish in `retired`."""
+    delay = RECONNECT_MIN
+    while True:
+        worker = build_worker(site, queue, burst=burst)
+        started = time.monotonic()
+        loop = asyncio.create_task(worker.async_run())
+        stopping = asyncio.create_task(stop.wait())
+        try:
+            await asyncio.wait({loop, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopping.cancel()
+        if not loop.done():
+            await _shut_down(worker, loop)
+            return
+        error = None if loop.cancelled() else loop.exception()
+        retiring = asyncio.create_task(_retire(worker))
+        retired.add(retiring)
+        retiring.add_done_callback(retired.discard)
+        if burst:
+            if error is not None:
+                raise exc.ConfigurationError(f"fw worker --burst stopped: {type(error).__name__}: {error} "
+                                             "(is Redis at FW_REDIS_URL reachable?)")
+            return
+        if time.monotonic() - started > HEALTHY_AFTER:
+            delay = RECONNECT_MIN
+        reason = f"{type(error).__name__}: {error}" if error is not None else "its loop ended"
+        log.warning("fw worker: queue %s cannot reach Redis (%s); reconnecting in %.0f s", queue, reason, delay)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=delay)
+        if stop.is_set():
+            return
+        delay = min(delay * 2, RECONNECT_MAX)
+
+
+async def _shut_down(worker: Any, loop: asyncio.Task[None]) -> None:
+    """Stop taking jobs, let running ones finish (up to SHUTDOWN_WAIT), then close: jobs still
+    running are cancelled and arq puts them back on the queue."""
+    worker.allow_pick_jobs = False
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(worker._sleep_until_tasks_complete(), SHUTDOWN_WAIT)
+    try:
+        await asyncio.wait_for(worker.close(), CLOSE_WAIT)  # (it writes to Redis, which may be away)
+    except (Exception, asyncio.CancelledError):
+        log.exception("closing the worker of %s failed", worker.queue_name)
+    loop.cancel()
+    await asyncio.gather(loop, return_exceptions=True)
+
+
+async def _retire(worker: Any) -> None:
+    """A worker whose loop died: its running jobs finish (their results may not reach Redis), then
+    its connection pool is closed."""
+    worker.allow_pick_jobs = False
+    await asyncio.gather(*list(worker.tasks.values()), return_exceptions=True)
+    pool = getattr(worker, "_pool", None)
+    if pool is not None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(pool.close(close_connection_pool=True), CLOSE_WAIT)
 
 
 async def run_workers(settings: Settings, queues: list[str], *, burst: bool = False) -> None:
-    """Run until SIGTERM/SIGINT, then let running jobs finish (up to 30 s) and stop."""
+    """Run until SIGTERM/SIGINT, then let running jobs finish (up to 30 s) and stop. A Redis
+    outage does not stop the process: each queue reconnects once Redis answers again."""
     site = await open_site(settings)
-    workers = build_workers(site, queues, burst=burst)
     tune_gc(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    tasks = [asyncio.create_task(w.async_run()) for w in workers]
-    invalidations = cache_bus.start_listener(site)  # jobs act as users: their roles are cached too
+    retired: set[asyncio.Task[None]] = set()
+    services = [task for task in (cache_bus.start_listener(site),  # jobs act as users: their roles are cached too
+                                  outbox.start_relay(site)) if task is not None]
     log.info("fw worker listening on %s (site %s)", ", ".join(queues), site.name)
-    crashed: BaseException | None = None
     try:
-        if burst:
-            await asyncio.gather(*tasks)
-        else:
-            # a worker loop that dies (Redis gone: arq does not reconnect) must not leave a process
-            # that looks alive and runs nothing: stop everything and exit non-zero, to be restarted
-            stopping = asyncio.create_task(stop.wait())
-            done, _pending = await asyncio.wait([stopping, *tasks], return_when=asyncio.FIRST_COMPLETED)
-            stopping.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await stopping
-            for task in tasks:
-                if task in done:
-                    crashed = (None if task.cancelled() else task.exception()) or RuntimeError("the worker loop ended")
-                    log.error("fw worker: a queue's worker loop stopped (%s); shutting down", crashed)
-                    break
-            else:
-                log.info("fw worker stopping: waiting for running jobs")
+        results = await asyncio.gather(*(_serve_queue(site, queue, stop, retired, burst=burst) for queue in queues),
+                                       return_exceptions=True)
     finally:
-        for w in workers:
-            w.allow_pick_jobs = False
-        await asyncio.gather(*(asyncio.wait_for(w._sleep_until_tasks_complete(), SHUTDOWN_WAIT) for w in workers),
-                             return_exceptions=True)
-        for w in workers:  # jobs still running now are cancelled: arq puts them back on the queue
-            try:
-                await w.close()
-            except (Exception, asyncio.CancelledError):
-                log.exception("closing the worker of %s failed", w.queue_name)
-        for task in [*tasks, *([invalidations] if invalidations else [])]:
+        stop.set()
+        for task in [*retired, *services]:  # jobs of workers that lost Redis, still running at shutdown
             task.cancel()
-        await asyncio.gather(*tasks, *([invalidations] if invalidations else []), return_exceptions=True)
+        await asyncio.gather(*retired, *services, return_exceptions=True)
         await site.close()
         log.info("fw worker stopped")
-    if crashed is not None:
-        raise exc.ConfigurationError(f"fw worker stopped: {type(crashed).__name__}: {crashed} "
-                                     "(is Redis at FW_REDIS_URL reachable?)")
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result

@@ -16,6 +16,8 @@ ERROR_RESPONSES: dict[str, tuple[str, str]] = {
                                "MongoDB's 16 MB (DocumentTooLargeError)"),
     "417": ("ValidationFailed", "Invalid input (ValidationError and its subclasses), nothing was changed"),
     "429": ("TooManyRequests", "Rate limited or login locked out; see Retry-After"),
+    "503": ("ServiceUnavailable", "MongoDB or Redis is out of reach for now (DatabaseUnavailableError, "
+                                  "JobQueueUnavailableError); nothing was changed, retry after Retry-After seconds"),
     "504": ("QueryTimeout", "A list, count or report query ran past FW_QUERY_TIMEOUT_MS and was stopped "
                             "(QueryTimeoutError); narrow the filters"),
 }

@@ -8,7 +8,7 @@ from typing import Any
 from starlette.requests import Request
 from starlette.responses import Response
 
-from engine.context import Context, bind, run_in_unit_of_work
+from engine.context import Context, bind, run_in_unit_of_work, run_read
 from server.context import context_for
 from server.errors import server_messages
 from server.responses import json_response
@@ -17,10 +17,11 @@ from server.responses import json_response
 async def run(request: Request, call: Callable[[Context], Awaitable[Any]], *,
               read_only: bool = False) -> tuple[Context, Any]:
     """Call the engine as the request's user: in a unit of work, or, for routes that only read, without
-    one (they open no transaction anyway, and skip its bookkeeping)."""
+    one (they open no transaction anyway, and skip its bookkeeping). Either runs again while the
+    database fails over."""
     ctx = await context_for(request)
     with bind(ctx):
-        result = await (call(ctx) if read_only else run_in_unit_of_work(ctx, lambda: call(ctx)))
+        result = await (run_read(ctx, lambda: call(ctx)) if read_only else run_in_unit_of_work(ctx, lambda: call(ctx)))
     return ctx, result
 
 

@@ -6,7 +6,9 @@ import asyncio
 import json
 
 import httpx
+import pymongo
 
+from engine import embedded
 from engine.query.listing import get_all
 from engine.site import Site
 from tests.apps.conftest import Org, People, call
@@ -251,3 +253,33 @@ async def test_the_unique_index_holds_without_the_application_check(ws: Site, or
         raise AssertionError("a second external record for the same day was stored")
     async with unit_of_work(ctx):  # other sources are not constrained by it
         await new_doc(ctx, "Employee Score", {**row, "source": None, "period_type": "Daily"}).insert()
+
+
+async def test_a_delivery_whose_request_fails_stores_none_of_its_records(
+        client: httpx.AsyncClient, people: People, org: Org, ws: Site, mongod: embedded.EmbeddedMongo) -> None:
+    """The batch is written in the request's transaction: the connection lost at the commit (MongoDB's
+    failCommand failpoint, before the server commits) leaves nothing stored, and the client is told
+    to send it again (503, Retry-After). Before, the batch was committed on its own, before the
+    request ended."""
+    data = [{"employee_code": code, "date": f"2024-03-{day:02d}", "value": day}
+            for code in ("E-1001", "E-1002") for day in range(1, 11)] + [{"employee_code": "E-1001", "value": 1}]
+    admin = pymongo.MongoClient(mongod.url, directConnection=True).admin
+    budget = ws.db.retry_budget_ms
+    ws.db.retry_budget_ms = 0  # the commit is not sent again: its outcome stays unknown
+    admin.command("configureFailPoint", "failCommand", mode={"times": 100},
+                  data={"failCommands": ["commitTransaction"], "closeConnection": True})
+    try:
+        r = await call(client, people.hr, METHOD, data=data)
+    finally:
+        admin.command("configureFailPoint", "failCommand", mode="off")
+        admin.client.close()
+        ws.db.retry_budget_ms = budget
+    assert r.status_code == 503, r.text
+    assert r.json()["exc_type"] == "DatabaseUnavailableError" and r.headers["Retry-After"]
+    assert await scores(ws) == []
+    assert await ws.db.collection("error_log").count_documents({}) == 0  # the record errors are logged on commit
+    again = await call(client, people.hr, METHOD, data=data)
+    assert again.status_code == 200, again.text
+    assert again.json()["message"]["created"] == 20
+    assert len(await scores(ws)) == 20
+    assert await ws.db.collection("error_log").count_documents({}) == 1

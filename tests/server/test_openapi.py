@@ -99,7 +99,7 @@ async def test_lists_doctypes_and_methods(site: Site) -> None:
     assert listing["limit_start"]["schema"]["type"] == "integer"
     assert "202" in paths["/api/resource/Test Note/{name}"]["delete"]["responses"]
     responses = paths["/api/resource/Test Note"]["post"]["responses"]
-    for code in ("400", "401", "403", "404", "409", "413", "417", "429", "504"):
+    for code in ("400", "401", "403", "404", "409", "413", "417", "429", "503", "504"):
         name = responses[code]["$ref"].removeprefix("#/components/responses/")
         assert doc["components"]["responses"][name]["content"]["application/json"]["schema"] == {
             "$ref": "#/components/schemas/Error"}

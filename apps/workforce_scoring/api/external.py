@@ -16,11 +16,15 @@ logged under the title `receive_data`. One bad record never stops the others.
 A delivery of any size costs the same handful of round trips: one query for the employees of all
 codes, one for the stored (employee, date) pairs among them, then `insert_many`'s link check, one
 naming-counter reservation and one bulk write; never one per record (only a record that fails
-gets its own Error Log). Two deliveries of the
-same records racing each other cannot both insert a record: the unique index on (employee, date)
-for external records refuses the second, and `engine.documents.bulk.insert_many` reports it as a
-duplicate, counted here as skipped. (So the batch is written outside the request's transaction;
-see that module.) The per-document `after_insert` notification does not run for these records.
+gets its own Error Log). The per-document `after_insert` notification does not run for these records.
+
+All or nothing: the batch is written in the request's transaction (`insert_many(atomic=True)`), so a
+delivery interrupted anywhere (the database lost, the process killed) stores none of its records
+and the external system sends it again; the Error Logs of its failed records are written once it
+has committed. Two deliveries of the same records racing each other cannot both insert a record:
+the unique index on (employee, date) for external records refuses the second inside its
+transaction, which is then run again as a whole (`run_in_unit_of_work`), finds the first one's
+records stored and counts them as skipped.
 """
 
 from __future__ import annotations
@@ -90,16 +94,23 @@ async def receive_data(ctx: fw.Context, data: Any) -> dict[str, Any]:
     employees = await _employees_by_code(ctx, records)
     candidates = _candidates(ctx, records, employees, delivery)
     candidates = await _drop_stored(ctx, candidates, delivery)
-    result = await bulk.insert_many(ctx, EMPLOYEE_SCORE, [c.row for c in candidates], ignore_permissions=True)
+    result = await bulk.insert_many(ctx, EMPLOYEE_SCORE, [c.row for c in candidates], ignore_permissions=True,
+                                    atomic=True)
     delivery.created = len(result.names)
-    delivery.skipped += len(result.duplicates)  # a concurrent delivery stored them first
     for position, error in sorted(result.failed.items()):
         candidate = candidates[position]
         delivery.failure(candidate.index, candidate.code, error)
-    for index, code, error in delivery.failures:
-        await fw.log_error(ctx, LOG_TITLE, _log_text(index, code, records[index], error),
-                           reference_doctype=EMPLOYEE_SCORE)
-    await ctx.commit()
+    if delivery.failures:
+        failures = [_log_text(index, code, records[index], error) for index, code, error in delivery.failures]
+
+        async def log_failures() -> None:
+            for text in failures:
+                await fw.log_error(ctx, LOG_TITLE, text, reference_doctype=EMPLOYEE_SCORE)
+
+        if ctx.uow is None:
+            await log_failures()
+        else:  # once the delivery is stored: a delivery that runs again logs once
+            ctx.after_commit(log_failures)
     return delivery.response()
 
 

@@ -191,7 +191,7 @@ async def test_redis_unavailable_is_a_clear_error_and_rolls_back(site: Site) -> 
     ctx = site.context("Administrator")
     try:
         started = time.monotonic()
-        with pytest.raises(exc.ConfigurationError, match="Redis"):
+        with pytest.raises(exc.JobQueueUnavailableError, match="Redis"):
             async with unit_of_work(ctx):
                 await jobs.create_note(ctx, "written before enqueue")
                 await queue.enqueue(ctx, jobs.whoami)

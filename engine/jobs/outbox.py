@@ -1,0 +1,122 @@
+"""The job outbox: with FW_REDIS_URL, a job enqueued after commit is first written into the
+request's own MongoDB transaction, then relayed to arq, so a committed request never loses its jobs
+to a Redis outage.
+
+- `add` (used by `enqueue(..., enqueue_after_commit=True)`) writes the job into collection
+  `_fw_job_outbox` in the unit of work's transaction: it exists exactly when the request commits.
+  After the commit the same process pushes it to arq at once and deletes it from the outbox.
+- If Redis does not answer then (or the process dies between its commit and the push), the job
+  stays in the outbox and a relay pushes it later: `run_relay` runs in every `fw serve` process,
+  `fw worker` and `fw scheduler`, looks for jobs older than `RELAY_AFTER` seconds every
+  `RELAY_INTERVAL` seconds, and backs off while Redis (or MongoDB) is away.
+- Exactly once. Several relays may push the same job, and a relay may die between its push and
+  the delete: arq refuses a second job with the same id while the first is queued, running or
+  its result is kept (an hour), and a finished job carries the enqueue's own `enqueue_id`, so
+  sending it again is recognised as the same enqueue and not run again.
+
+What the outbox does not cover: jobs already in Redis when Redis loses its data (run Redis with
+`appendonly yes` so that a restart keeps them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from engine import db
+from engine import exceptions as exc
+from engine.jobs.payload import JobPayload
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.jobs.queue import ArqBackend
+    from engine.site import Site
+
+log = logging.getLogger("fw.jobs")
+COLLECTION = "_fw_job_outbox"
+RELAY_AFTER = 2.0  # s: younger jobs are left to the push of the request that wrote them
+RELAY_INTERVAL = 1.0  # s between looks at the outbox
+RELAY_BACKOFF_MAX = 30.0  # s between tries while Redis or MongoDB is away
+BATCH = 100
+
+
+async def add(ctx: Context, backend: ArqBackend, payload: JobPayload, *, at_front: bool) -> None:
+    """Write the job into the unit of work's transaction; push it to arq once that commits."""
+    record = {"_id": payload.enqueue_id, "job_id": payload.job_id, "payload": payload.to_dict(),
+              "at_front": at_front, "created": time.time()}
+    session = await ctx.write_session()
+    with db.translate_errors():
+        await ctx.db.collection(COLLECTION).insert_one(record, session=session)
+
+    async def push_now() -> None:
+        try:
+            await relay(ctx.site, backend, record)
+        except exc.ServiceUnavailableError as e:  # the job waits in the outbox for a relay
+            log.warning("job %s stays in the outbox until Redis answers: %s", payload.job_id, e.message)
+
+    ctx.after_commit(push_now)
+
+
+async def relay(site: Site, backend: ArqBackend, record: dict[str, Any]) -> None:
+    """Push one outbox job to arq (once: see the module documentation), then delete it."""
+    payload = JobPayload.from_dict(record["payload"])
+    await backend.submit(payload, at_front=bool(record.get("at_front")))
+    with db.translate_errors():
+        await site.db.collection(COLLECTION).delete_one({"_id": record["_id"]})
+
+
+async def relay_pending(site: Site, backend: ArqBackend, *, older_than: float = 0.0) -> int:
+    """Push the oldest jobs waiting in the outbox (at most BATCH, written `older_than` seconds ago or
+    earlier); returns how many."""
+    cutoff = time.time() - older_than
+    with db.translate_errors():
+        records = await site.db.collection(COLLECTION).find({"created": {"$lte": cutoff}}).sort(
+            "created", 1).limit(BATCH).to_list(None)
+    for record in records:
+        await relay(site, backend, record)
+    if records:
+        log.info("relayed %d job(s) from the outbox", len(records))
+    return len(records)
+
+
+async def run_relay(site: Site, backend: ArqBackend) -> None:
+    """Relay the outbox until cancelled, backing off while Redis or MongoDB does not answer."""
+    delay = RELAY_INTERVAL
+    while True:
+        try:
+            relayed = await relay_pending(site, backend, older_than=RELAY_AFTER)
+        except asyncio.CancelledError:
+            raise
+        except Exception as e:  # the relay must outlive any outage; it logs and tries again
+            message = e.message if isinstance(e, exc.FwError) else f"{type(e).__name__}: {e}"
+            log.warning("job outbox relay: %s; next try in %.0f s", message, delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, RELAY_BACKOFF_MAX)
+            continue
+        delay = RELAY_INTERVAL
+        if relayed < BATCH:
+            await asyncio.sleep(RELAY_INTERVAL)
+
+
+def start_relay(site: Site) -> asyncio.Task[None] | None:
+    """The relay as a task of the running loop; None without Redis (jobs run in-process then)."""
+    from engine.jobs.queue import ArqBackend, backend_for
+
+    backend = backend_for(site)
+    if not isinstance(backend, ArqBackend):
+        return None
+    return asyncio.get_running_loop().create_task(run_relay(site, backend), name="fw-job-relay")
+
+
+async def stop_relay(task: asyncio.Task[None] | None) -> None:
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def ensure_indexes(site: Site) -> None:
+    await site.db.collection(COLLECTION).create_index([("created", 1)], name="fw_created")
