@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +70,16 @@ def connect(url: str, db_name: str, *, timeout_ms: int = 10_000) -> Database:
         url, serverSelectionTimeoutMS=timeout_ms, tz_aware=False, uuidRepresentation="standard"
     )
     return Database(client, db_name, "mongo")
+
+
+def is_unreachable(error: BaseException) -> bool:
+    """Whether `error` means the server could not be reached (as opposed to a failed operation)."""
+    return isinstance(error, driver_errors.ConnectionFailure)
+
+
+def redacted(url: str) -> str:
+    """A connection string with its password replaced, fit for a message."""
+    return re.sub(r"(//[^:/@]+:)[^@/]+@", r"\1***@", url)
 
 
 _memory_clients: dict[str, Any] = {}
@@ -344,8 +355,10 @@ def monotonic_ms() -> float:
 # Replica-set bootstrap of a private mongod (used by engine.embedded)
 
 
-def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0) -> None:
-    """Initiate (or re-point, after a port change) a single-node replica set and wait for primary."""
+def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0,
+                       alive: Callable[[], bool] | None = None) -> None:
+    """Initiate (or re-point, after a port change) a single-node replica set and wait for primary.
+    `alive` says whether the mongod process still runs: once it does not, waiting stops at once."""
     host = f"127.0.0.1:{port}"
     client: pymongo.MongoClient[Any] = pymongo.MongoClient(
         f"mongodb://{host}/?directConnection=true", serverSelectionTimeoutMS=2000
@@ -357,6 +370,8 @@ def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0) -> No
                 client.admin.command("ping")
                 break
             except driver_errors.PyMongoError:
+                if alive is not None and not alive():
+                    raise exc.ConfigurationError(f"mongod on {host} exited") from None
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
