@@ -65,7 +65,8 @@ def run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
         with operator_errors():
             return asyncio.run(main())
     except (KeyboardInterrupt, asyncio.CancelledError) as e:
-        console.print("Interrupted: what the command had not finished was rolled back; run it again to finish.")
+        console.print("Interrupted: what the command had not finished was rolled back; run it again to finish.",
+                      soft_wrap=True)
         sys.exit(130 if isinstance(e, KeyboardInterrupt) else 143)
 
 
