@@ -355,6 +355,9 @@ def monotonic_ms() -> float:
 # Replica-set bootstrap of a private mongod (used by engine.embedded)
 
 
+ALREADY_INITIALIZED = 23  # MongoDB's error code
+
+
 def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0,
                        alive: Callable[[], bool] | None = None) -> None:
     """Initiate (or re-point, after a port change) a single-node replica set and wait for primary.
@@ -375,16 +378,24 @@ def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0,
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
-        try:
-            config = client.admin.command("replSetGetConfig")["config"]
-        except driver_errors.OperationFailure:
-            config = None
-        if config is None:
-            client.admin.command("replSetInitiate", {
-                "_id": "rs0", "members": [{"_id": 0, "host": host}],
-                "writeConcernMajorityJournalDefault": durable,
-            })
-        elif config["members"][0]["host"] != host:
+        config = None
+        while config is None:
+            try:
+                config = client.admin.command("replSetGetConfig")["config"]
+            except driver_errors.OperationFailure:
+                try:
+                    client.admin.command("replSetInitiate", {
+                        "_id": "rs0", "members": [{"_id": 0, "host": host}],
+                        "writeConcernMajorityJournalDefault": durable,
+                    })
+                    break
+                except driver_errors.OperationFailure as e:
+                    # a stored config it has not loaded yet (after a port change mongod first checks
+                    # whether the old address is itself): wait for it
+                    if e.code != ALREADY_INITIALIZED or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+        if config is not None and config["members"][0]["host"] != host:
             config["members"][0]["host"] = host
             config["version"] += 1
             client.admin.command("replSetReconfig", config, force=True)

@@ -57,7 +57,10 @@ def free_port() -> int:
 
 
 def port_free(port: int) -> bool:
+    """Whether a server could listen on `port` (connections to an earlier one that linger in
+    TIME_WAIT do not count: mongod binds with SO_REUSEADDR as well)."""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:

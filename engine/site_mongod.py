@@ -54,6 +54,12 @@ class SharedMongod:
     def url(self) -> str:
         return f"mongodb://127.0.0.1:{self.port}/?replicaSet=rs0"
 
+    def detach(self) -> None:
+        """Stop counting as a user without the last-user check (for a process holding another handle)."""
+        if self._users_fd is not None:
+            os.close(self._users_fd)
+            self._users_fd = None
+
     def release(self) -> bool:
         """Stop using mongod; stops it if no other process uses it. Returns whether it was stopped."""
         if self._users_fd is None:

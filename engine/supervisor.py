@@ -103,6 +103,10 @@ class Supervisor:
 
     # -- lifecycle ------------------------------------------------------------------------------
 
+    async def restart_all(self) -> None:
+        """Stop every child; each is started again as after a crash (e.g. to reconnect elsewhere)."""
+        await asyncio.gather(*(self._terminate(c) for c in self.children))
+
     def stop(self) -> None:
         """Ask every child to stop (what SIGINT and SIGTERM do)."""
         self._stopping.set()

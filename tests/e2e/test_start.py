@@ -11,8 +11,10 @@ import contextlib
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -168,6 +170,83 @@ def test_a_killed_child_is_restarted(started: Started) -> None:
     new = int(started.wait_for(r"started scheduler \(pid (\d+)\)", after=mark).group(1))
     assert new != old and embedded.process_alive(new)
     started.wait_for(r"scheduler \| .*fw scheduler running", after=mark)
+
+
+@contextlib.contextmanager
+def _squatter(port: int) -> Iterator[None]:
+    """Another program listening on `port`: it accepts connections and closes them at once."""
+    server = socket.socket()
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    deadline = time.monotonic() + 10
+    while True:  # the killed mongod's socket may take a moment to go
+        try:
+            server.bind(("127.0.0.1", port))
+            break
+        except OSError:
+            assert time.monotonic() < deadline, f"port {port} stayed busy"
+            time.sleep(0.02)
+    server.listen()
+    server.settimeout(0.1)
+    done = threading.Event()
+
+    def serve() -> None:
+        while not done.is_set():
+            with contextlib.suppress(TimeoutError):
+                conn, _addr = server.accept()
+                conn.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        done.set()
+        thread.join()
+        server.close()
+
+
+def _kill_mongod(started: Started, *, take_its_port: bool) -> tuple[int, int, int]:
+    """SIGKILL the site's mongod (keeping its port busy if asked); returns (old pid, new pid, log mark)."""
+    state = site_mongod.read_state(started.root / ".fw" / "mongo")
+    assert state is not None
+    old, port = int(state["pid"]), int(state["port"])
+    mark = len(started.log())
+    with contextlib.ExitStack() as stack:
+        os.kill(old, signal.SIGKILL)
+        if take_its_port:
+            while embedded.process_alive(old):
+                time.sleep(0.01)
+            stack.enter_context(_squatter(port))
+        started.wait_for(rf"system +\| the site's MongoDB \(pid {old}\) is gone; starting it again", after=mark)
+        found = started.wait_for(r"system +\| MongoDB runs again \(pid (\d+), port (\d+)\)", after=mark)
+        assert (int(found.group(2)) == port) is not take_its_port, (port, found.group(0))
+    new = int(found.group(1))
+    assert new != old and started.mongod_pid() == new
+    return old, new, mark
+
+
+def _login(started: Started) -> None:
+    """A login reads the user and writes a session: the web process works against the database."""
+    r = httpx.post(f"http://127.0.0.1:{started.port}/api/method/login", timeout=60,
+                   data={"usr": "Administrator", "pwd": "start-Admin-1"})
+    assert r.status_code == 200, r.text
+
+
+def test_a_dead_mongod_is_started_again_and_the_processes_reconnect(started: Started) -> None:
+    web = started.child_pid("web")
+    _old, _new, mark = _kill_mongod(started, take_its_port=False)
+    _login(started)  # the same port: the web process's driver reconnected by itself
+    assert started.child_pid("web") == web and "restarting the processes" not in started.log()[mark:]
+
+
+def test_a_mongod_back_on_another_port_restarts_the_processes(started: Started) -> None:
+    web = started.child_pid("web")
+    _old, _new, mark = _kill_mongod(started, take_its_port=True)
+    started.wait_for(r"system +\| its port changed from \d+: restarting the processes", after=mark)
+    started.wait_for(r"started web \(pid \d+\)", after=mark)
+    started.wait_for(r"web +\| .*Uvicorn running on", after=mark)
+    assert started.child_pid("web") != web
+    _login(started)
 
 
 def test_sigterm_stops_everything(started: Started) -> None:
