@@ -1,10 +1,13 @@
 """fw's HTTP API vs a bare Starlette + driver app, same mongod, same worker count, one run.
 
     python bench/http_bench.py [--duration 10] [--connections 32] [--workers 1]
+    python bench/http_bench.py --access-log-cost      # GET one with each access log setting
 
 Load comes from wrk (Debian's `wrk` package). fw requests authenticate with an API key of a
 System Manager user (not Administrator, so permission checks run); the baseline does the same
-database work with no authentication, permissions or validation.
+database work with no authentication, permissions or validation. `--access-log-cost` instead runs
+GET one against four fw servers: uvicorn's own access log (what `fw serve` wrote before
+FW_ACCESS_LOG), and FW_ACCESS_LOG=off, text and json; each writes its log to a file.
 """
 
 from __future__ import annotations
@@ -141,6 +144,48 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         os.killpg(proc.pid, signal.SIGKILL)
 
 
+def access_log_cost(args: argparse.Namespace, env: dict[str, str], work: Path, names: list[str],
+                    auth_header: str, procs: list[subprocess.Popen[bytes]]) -> None:
+    """GET one against fw with each access log, alternated round by round; prints req/s medians and
+    each one's cost against FW_ACCESS_LOG=off. The servers go into `procs` (the caller stops them)."""
+    variants = {"uvicorn's access log": ("off", ["--log-level", "info"]),
+                "FW_ACCESS_LOG=off": ("off", ["--log-level", "warning", "--no-access-log"]),
+                "FW_ACCESS_LOG=text": ("text", ["--log-level", "warning", "--no-access-log"]),
+                "FW_ACCESS_LOG=json": ("json", ["--log-level", "warning", "--no-access-log"])}
+    ports = {}
+    for i, (label, (kind, flags)) in enumerate(variants.items()):
+        ports[label] = embedded.free_port()
+        procs.append(start([sys.executable, "-m", "uvicorn", "server.app:create_app_from_env", "--factory", "--port",
+                            str(ports[label]), "--workers", str(args.workers), *flags],
+                           {**env, "FW_ACCESS_LOG": kind}, work / f"fw-access-{i}.log"))
+    for label, proc in zip(variants, procs, strict=True):
+        wait_ready(f"http://127.0.0.1:{ports[label]}", proc)
+    script = lua_scripts(work, names, auth_header)["get_one"]
+    results: dict[str, list[float]] = {label: [] for label in variants}
+    cpu: dict[str, list[float]] = {label: [] for label in variants}
+    for _ in range(args.rounds):
+        for label, proc in zip(variants, procs, strict=True):
+            before = cpu_seconds(proc.pid)
+            rps = run_wrk(f"http://127.0.0.1:{ports[label]}", script, args.duration, args.connections)[0]
+            results[label].append(rps)
+            cpu[label].append((cpu_seconds(proc.pid) - before) / (rps * args.duration) * 1e6)
+    off, off_cpu = statistics.median(results["FW_ACCESS_LOG=off"]), statistics.median(cpu["FW_ACCESS_LOG=off"])
+    print(f"\nGET one, wrk -c{args.connections} -d{args.duration}s, {args.workers} worker(s), {args.rounds} "
+          f"alternated round(s), medians; cost against FW_ACCESS_LOG=off. Server CPU per request (all its\n"
+          f"threads, from /proc) moves far less than req/s on a busy machine.\n")
+    for label in variants:
+        median, per_request = statistics.median(results[label]), statistics.median(cpu[label])
+        print(f"{label:24} {median:7.0f} req/s ({1 - median / off:6.1%})  {per_request:6.0f} µs CPU/request "
+              f"({per_request / off_cpu - 1:+6.1%})   rounds: " + " ".join(f"{r:.0f}" for r in results[label])
+              + " | " + " ".join(f"{c:.0f}" for c in cpu[label]))
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (all its threads) so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=int, default=10)
@@ -151,6 +196,8 @@ def main() -> None:
                         help="base/fw runs alternate this many times per operation; medians are reported")
     parser.add_argument("--tune-baseline-gc", action="store_true",
                         help="give the baseline fw's garbage-collector tuning too (engine/runtime.py)")
+    parser.add_argument("--access-log-cost", action="store_true",
+                        help="GET one with uvicorn's access log and FW_ACCESS_LOG=off|text|json, alternated")
     args = parser.parse_args()
     if not shutil.which("wrk"):
         sys.exit("wrk not found: apt-get install wrk")
@@ -164,9 +211,13 @@ def main() -> None:
                "BENCH_MONGO_URL": mongod.url, "BENCH_DB": DB_NAME, "PYTHONPATH": str(ROOT.parent)}
         if args.tune_baseline_gc:
             env["BENCH_TUNE_GC"] = "1"
+        if args.access_log_cost:
+            access_log_cost(args, env, work, names, auth_header, procs)
+            return
+        # like the baseline, fw writes no access log here (--access-log-cost measures what one costs)
         fw = start([sys.executable, "-m", "uvicorn", "server.app:create_app_from_env", "--factory", "--port",
                     str(fw_port), "--workers", str(args.workers), "--log-level", "warning", "--no-access-log"],
-                   env, work / "fw.log")
+                   {**env, "FW_ACCESS_LOG": "off"}, work / "fw.log")
         base = start([sys.executable, "-m", "uvicorn", "bench.baseline_app:app", "--port", str(base_port),
                       "--workers", str(args.workers), "--log-level", "warning", "--no-access-log"], env,
                      work / "base.log")

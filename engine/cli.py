@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import signal
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.console import Console
 
-from engine import exceptions as exc
 from engine.settings import Settings, get_settings
+
+if TYPE_CHECKING:
+    from engine.site_mongod import SharedMongod
 
 console = Console(stderr=True)
 
 
 def _run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
+    from engine.commands._base import run
+
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
-    settings = get_settings()
-    try:
-        return asyncio.run(coro_factory(settings))
-    except (exc.ConfigurationError, exc.ServiceUnavailableError) as e:
-        console.print(f"[red]Error:[/red] {e}")
-        sys.exit(2)
+    return run(coro_factory)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -68,34 +66,51 @@ def serve(host: str, port: int, workers: int) -> None:
     import uvicorn
 
     settings = get_settings()
-    if workers > 1 and not settings.mongo_url and not settings.memory_backend:
-        # several processes cannot each start the embedded mongod on one data dir: start it here once
-        from engine import embedded
+    # the site's embedded mongod, held while the server runs: the app (and each of uvicorn's worker
+    # processes, also one it restarts) attaches to it rather than starting its own
+    held = hold_embedded_mongod(settings)
+    try:
+        if workers > 1:
+            # each worker migrates on startup too; on a fresh database they would race (two creates of one
+            # collection, two bootstraps), so migrate once here first and leave the workers nothing to do
+            from engine.migrate import migrate as run_migrate
+            from engine.site import open_site
 
-        mongod = embedded.start(settings.data_dir / "mongo", durable=settings.durable_writes)
-        import os
+            async def go(settings: Settings) -> None:
+                site = await open_site(settings)
+                try:
+                    await run_migrate(site)
+                finally:
+                    await site.close()
 
-        os.environ["FW_MONGO_URL"] = mongod.url
-        get_settings.cache_clear()
-    if workers > 1:
-        # each worker migrates on startup too; on a fresh database they would race (two creates of one
-        # collection, two bootstraps), so migrate once here first and leave the workers nothing to do
-        from engine.migrate import migrate as run_migrate
-        from engine.site import open_site
+            _run(go)
+        # uvicorn re-raises a SIGTERM after its graceful shutdown, so the process would die of the signal
+        # (exit status -15/143); exit 0 instead: a requested stop that shut down cleanly is a success
+        signal.signal(signal.SIGTERM, _exit_cleanly)
+        uvicorn.run("server.app:create_app_from_env", factory=True, host=host, port=port, workers=workers,
+                    log_level="info", proxy_headers=True, access_log=False)
+    finally:
+        if held is not None:
+            held.release()
 
-        async def go(settings: Settings) -> None:
-            site = await open_site(settings)
+
+def hold_embedded_mongod(settings: Settings) -> SharedMongod | None:
+    """Attach to (or start) the site's embedded mongod when the settings use it; None otherwise (or
+    when this machine has no mongod, where the site falls back to memory with a warning)."""
+    if settings.mongo_url or settings.memory_backend:
+        return None
+    from engine import embedded, site_mongod
+    from engine.commands._base import operator_errors
+
+    try:
+        with operator_errors():
             try:
-                await run_migrate(site)
-            finally:
-                await site.close()
-
-        _run(go)
-    # uvicorn re-raises a SIGTERM after its graceful shutdown, so the process would die of the signal
-    # (exit status -15/143); exit 0 instead: a requested stop that shut down cleanly is a success
-    signal.signal(signal.SIGTERM, _exit_cleanly)
-    uvicorn.run("server.app:create_app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level="info", proxy_headers=True)
+                return site_mongod.attach(settings.data_dir / "mongo", durable=settings.durable_writes)
+            except embedded.EmbeddedUnavailable:
+                return None
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
 
 
 import engine.commands  # noqa: E402, F401  (adds get-app, install-app, new-app, build, ... to `main`)

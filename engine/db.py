@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -135,6 +136,16 @@ def _take_option(url: str, name: str) -> tuple[str, str | None]:
         elif item:
             kept.append(item)
     return (f"{base}?{'&'.join(kept)}" if kept else base), value
+
+
+def is_unreachable(error: BaseException) -> bool:
+    """Whether `error` means the server could not be reached (as opposed to a failed operation)."""
+    return isinstance(error, driver_errors.ConnectionFailure)
+
+
+def redacted(url: str) -> str:
+    """A connection string with its password replaced, fit for a message."""
+    return re.sub(r"(//[^:/@]+:)[^@/]+@", r"\1***@", url)
 
 
 _memory_clients: dict[str, Any] = {}
@@ -571,8 +582,13 @@ def monotonic_ms() -> float:
 # Replica-set bootstrap of a private mongod (used by engine.embedded)
 
 
-def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0) -> None:
-    """Initiate (or re-point, after a port change) a single-node replica set and wait for primary."""
+ALREADY_INITIALIZED = 23  # MongoDB's error code
+
+
+def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0,
+                       alive: Callable[[], bool] | None = None) -> None:
+    """Initiate (or re-point, after a port change) a single-node replica set and wait for primary.
+    `alive` says whether the mongod process still runs: once it does not, waiting stops at once."""
     host = f"127.0.0.1:{port}"
     client: pymongo.MongoClient[Any] = pymongo.MongoClient(
         f"mongodb://{host}/?directConnection=true", serverSelectionTimeoutMS=2000
@@ -584,19 +600,29 @@ def ensure_replica_set(port: int, *, durable: bool, timeout: float = 60.0) -> No
                 client.admin.command("ping")
                 break
             except driver_errors.PyMongoError:
+                if alive is not None and not alive():
+                    raise exc.ConfigurationError(f"mongod on {host} exited") from None
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.05)
-        try:
-            config = client.admin.command("replSetGetConfig")["config"]
-        except driver_errors.OperationFailure:
-            config = None
-        if config is None:
-            client.admin.command("replSetInitiate", {
-                "_id": "rs0", "members": [{"_id": 0, "host": host}],
-                "writeConcernMajorityJournalDefault": durable,
-            })
-        elif config["members"][0]["host"] != host:
+        config = None
+        while config is None:
+            try:
+                config = client.admin.command("replSetGetConfig")["config"]
+            except driver_errors.OperationFailure:
+                try:
+                    client.admin.command("replSetInitiate", {
+                        "_id": "rs0", "members": [{"_id": 0, "host": host}],
+                        "writeConcernMajorityJournalDefault": durable,
+                    })
+                    break
+                except driver_errors.OperationFailure as e:
+                    # a stored config it has not loaded yet (after a port change mongod first checks
+                    # whether the old address is itself): wait for it
+                    if e.code != ALREADY_INITIALIZED or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.1)
+        if config is not None and config["members"][0]["host"] != host:
             config["members"][0]["host"] = host
             config["version"] += 1
             client.admin.command("replSetReconfig", config, force=True)

@@ -24,7 +24,8 @@ from engine.meta.schema import parse_doctype, scrub
 from engine.registry import AppRegistry, ScheduledEvent
 from engine.settings import Settings
 
-CORE_DOCTYPE_DIR = Path(__file__).resolve().parent.parent / "doctype_json"
+CORE_DOCTYPE_DIR = Path(__file__).resolve().parent / "core" / "doctypes"
+CORE_TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
 CORE_CONTROLLERS = {
     "User": "engine.core.user.User",
     "Custom Field": "engine.core.custom_field.CustomField",
@@ -168,7 +169,7 @@ def build_registry(apps_dir: Path, app_names: list[str]) -> AppRegistry:
     for doctype, path in CORE_CONTROLLERS.items():
         if doctype in registry.doctypes:
             registry.controllers[doctype] = _controller_class(path.rsplit(".", 1)[0], doctype)
-    for lang_file in sorted((CORE_DOCTYPE_DIR.parent / "engine" / "translations").glob("*.csv")):
+    for lang_file in sorted(CORE_TRANSLATIONS_DIR.glob("*.csv")):
         translation.register_catalog(lang_file.stem, translation.load_csv(lang_file))
     registry.apps = load_apps(apps_dir, app_names) if app_names else []
     for app in registry.apps:

@@ -217,6 +217,7 @@ async def migrate(site: Site, *, force: bool = False, progress: Progress | None 
     `after_migrate` hooks (each hook in its own unit of work, as Administrator)."""
     from engine.core.bootstrap import ensure_bootstrap
 
+    site.apps.require_modules("migrate")  # before anything is written
     async with migrate_lock(site):
         ran: list[str] = []
         await _run_hooks(site, site.apps.before_migrate, ran)

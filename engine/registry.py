@@ -61,6 +61,18 @@ class AppRegistry:
     def app_names(self) -> list[str]:
         return [a.name for a in self.apps]
 
+    def require_modules(self, doing: str, doctypes: list[str] | None = None) -> None:
+        """Every doctype names its app module (interface spec); fail naming each one (and its JSON file)
+        that does not, among `doctypes` (default: all, the framework's own included)."""
+        missing = [n for n in dict.fromkeys(self.doctypes if doctypes is None else doctypes)
+                   if n in self.doctypes and not self.doctypes[n].module]
+        if missing:
+            named = [f"doctype {n!r} ({self.doctype_source.get(n, '?')})" for n in missing]
+            listed = named[0] if len(named) == 1 else ", ".join(named[:-1]) + " and " + named[-1]
+            raise exc.ConfigurationError(
+                f"Cannot {doing}: {listed} {'has' if len(named) == 1 else 'have'} no `module`. Set `module` in "
+                f"the JSON (the module of the app it belongs to, e.g. \"module\": \"HR\"), then run the command again.")
+
     def handlers(self, doctype: str, event: str) -> tuple[Handler, ...]:
         """doc_events handlers for (doctype, event): the doctype's own, then those of "*"."""
         key = (doctype, event)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -44,6 +45,9 @@ class Settings(BaseSettings):
     job_queue_timeouts: dict[str, int] = Field(default_factory=dict, description="per-queue default timeouts (s)")
     scheduler_interval: int = Field(default=60, description="seconds between scheduler ticks")
     scheduler_all_minutes: int = Field(default=4, description="the `all` frequency, in minutes")
+    access_log: Literal["off", "text", "json"] = Field(default="text", description=(
+        "one line per HTTP request on stdout (method, path, status, duration, request id, user), as text or "
+        "JSON lines, written off the event loop; uvicorn's own access log is always off"))
     gc_young_threshold: int = Field(default=20_000, ge=0, description=(
         "allocations between young garbage collections in serve and worker processes (0: Python's 700)"))
 

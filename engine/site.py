@@ -6,7 +6,7 @@ import logging
 import time
 from typing import TYPE_CHECKING
 
-from engine import cache_bus, db, embedded
+from engine import cache_bus, db, embedded, site_mongod
 from engine import exceptions as exc
 from engine.constants import AUTOMATIC_ROLES
 from engine.context import Context
@@ -22,7 +22,7 @@ ROLE_CACHE_SECONDS = 2.0
 
 class Site:
     def __init__(self, settings: Settings, database: db.Database, apps: AppRegistry,
-                 mongod: embedded.EmbeddedMongo | None = None) -> None:
+                 mongod: site_mongod.SharedMongod | None = None) -> None:
         self.settings = settings
         self.db = database
         self.apps = apps
@@ -98,19 +98,20 @@ class Site:
         await self.close_services()
         await self.db.close()
         if self.mongod is not None:
-            self.mongod.stop()
+            self.mongod.release()  # stops the site's embedded mongod if no other fw process uses it
             self.mongod = None
 
 
-def connect_database(settings: Settings) -> tuple[db.Database, embedded.EmbeddedMongo | None]:
-    """The configured database: FW_MONGO_URL, else the embedded mongod, else (loudly) memory."""
+def connect_database(settings: Settings) -> tuple[db.Database, site_mongod.SharedMongod | None]:
+    """The configured database: FW_MONGO_URL, else the site's embedded mongod (started, or shared
+    with the site's other fw processes), else (loudly, when this machine has no mongod binary) memory."""
     if settings.memory_backend:
         return db.connect_memory(settings.db_name), None
     if settings.mongo_url:
         return connect(settings, settings.mongo_url), None
     try:
-        mongod = embedded.start(settings.data_dir / "mongo", durable=settings.durable_writes)
-    except exc.ConfigurationError as e:
+        mongod = site_mongod.attach(settings.data_dir / "mongo", durable=settings.durable_writes)
+    except embedded.EmbeddedUnavailable as e:
         log.warning("=" * 72)
         log.warning("EMBEDDED MONGODB UNAVAILABLE: %s", e)
         log.warning("Falling back to the IN-MEMORY backend: NOTHING WILL BE SAVED across restarts,")
@@ -135,7 +136,11 @@ async def open_site(settings: Settings, apps: AppRegistry | None = None) -> Site
     site = Site(settings, database, registry, mongod)
     try:
         await site.meta.refresh_if_stale()
-    except Exception:
+    except BaseException as e:
         await site.close()
+        if db.is_unreachable(e):  # one line, not a driver traceback
+            raise exc.ConfigurationError(
+                f"Cannot reach MongoDB at {db.redacted(mongod.url if mongod else settings.mongo_url or '')}: "
+                f"{str(e).split(',')[0]}. Check FW_MONGO_URL and that the server runs.") from e
         raise
     return site

@@ -130,7 +130,7 @@ async def validate_on_save(ctx: Context, doc: Document, action: Action) -> None:
     state = doc.get(wf.field)
     if action is Action.INSERT or (action is Action.SUBMIT and doc.is_new()):
         first = wf.states[0]
-        if state and state != first.state and not ctx.is_admin:
+        if state and state != first.state:  # for everyone: Administrator too starts at the beginning
             raise exc.WorkflowTransitionError(_("A new {0} must start in state {1}", _(doc.doctype), first.state),
                                               field=wf.field)
         doc.set(wf.field, state or first.state)

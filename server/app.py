@@ -22,7 +22,7 @@ from engine.migrate import migrate
 from engine.runtime import tune_gc
 from engine.settings import Settings, get_settings
 from engine.site import Site, open_site
-from server import errors, openapi, realtime
+from server import access_log, errors, openapi, realtime
 from server.middleware import EdgeMiddleware
 from server.routes import files, method, resource, v2
 
@@ -71,6 +71,9 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     middleware = [
         Middleware(EdgeMiddleware, sio=sio, max_bytes=settings.max_body_bytes),
     ]
+    access = access_log.for_process(settings.access_log)
+    if access is not None:  # outermost, so it times everything and sees the request id the edge layer sets
+        middleware.insert(0, Middleware(access_log.AccessLogMiddleware, log=access))
     if settings.cors_origins:
         middleware.append(Middleware(
             CORSMiddleware, allow_origins=settings.cors_origins, allow_credentials=True, max_age=86400,

@@ -9,6 +9,7 @@ import hmac
 from dataclasses import dataclass
 
 from starlette.requests import Request
+from starlette.types import Scope
 
 from engine import auth
 from engine import exceptions as exc
@@ -42,6 +43,12 @@ def site_of(request: Request) -> Site:
 def request_context(request: Request) -> Context | None:
     """The request's Context once `context_for` built it (error responses read its language and messages)."""
     return request.scope.get(_CTX)
+
+
+def scope_user(scope: Scope) -> str | None:
+    """The user a request was authenticated as, once `context_for` ran (for the access log)."""
+    caller = scope.get(_CALLER)
+    return caller.user if caller is not None else None
 
 
 def request_caller(request: Request) -> Caller:

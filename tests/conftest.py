@@ -29,7 +29,7 @@ PRESERVED = {"_fw_state", "doctype"}
 
 def make_settings(**overrides: object) -> Settings:
     values: dict[str, object] = {"root_dir": FIXTURES / "site", "admin_password": "admin",
-                                 "durable_writes": False, "meta_check_interval": 0.0}
+                                 "durable_writes": False, "meta_check_interval": 0.0, "access_log": "off"}
     values.update(overrides)
     return Settings(**values)  # type: ignore[arg-type]
 

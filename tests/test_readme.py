@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from engine.settings import Settings
+from tests.support.checkout import copy_clean_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -31,27 +29,6 @@ def readme_test_command() -> list[str]:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     block = readme.split("## Test it", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
     return [step.strip() for step in block.strip().split("&&")]
-
-
-def copy_clean_checkout(dest: Path) -> None:
-    """What a fresh `git clone` of this checkout holds (tracked files, plus new files git does not
-    ignore, so uncommitted work is tested too): none of this checkout's virtualenv, node_modules,
-    `.fw` data or build output."""
-    try:
-        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
-                                capture_output=True, check=True, timeout=60).stdout
-    except (OSError, subprocess.CalledProcessError) as e:
-        pytest.fail(f"this test copies the files of a git checkout: run the suite from a clone of fw ({e})")
-    for raw in filter(None, listed.split(b"\0")):
-        relative = raw.decode()
-        source, target = ROOT / relative, dest / relative
-        if not source.is_symlink() and not source.exists():
-            continue  # deleted in the working tree, not yet committed
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if source.is_symlink():
-            os.symlink(os.readlink(source), target)
-        else:
-            shutil.copy2(source, target)
 
 
 def test_readme_set_up_commands_work_in_a_fresh_clone(tmp_path: Path) -> None:

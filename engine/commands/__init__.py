@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from engine.commands import apps, jobs, site, translate, users
+from engine.commands import apps, init, jobs, site, start, translate, users
 
 COMMANDS: list[click.Command] = [
     apps.get_app, apps.install_app, apps.new_app, apps.build,
@@ -15,6 +15,7 @@ COMMANDS: list[click.Command] = [
     users.set_admin_password, users.add_user,
     translate.extract_messages,
     jobs.worker, jobs.scheduler,
+    start.start, init.init,
 ]
 
 

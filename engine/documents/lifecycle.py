@@ -93,6 +93,8 @@ async def set_defaults(op: Operation) -> None:
 async def check_create(op: Operation) -> None:
     if not op.opts.ignore_permissions:
         await permissions.check_document(op.ctx, op.doc, "create")
+        if op.doc.get("amended_from") and op.doc.meta.is_submittable:
+            await permissions.check_document(op.ctx, op.doc, "amend")
         if op.action is Action.SUBMIT:
             await permissions.check_document(op.ctx, op.doc, "submit")
 

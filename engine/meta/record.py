@@ -4,7 +4,7 @@
 One builder feeds both readers, so they never disagree: `fw migrate` stores it as the DocType record
 (what `GET /api/resource/DocType/<name>` returns) and the Desk meta bundle (engine/meta/bundle.py)
 sends it. The keys are exactly the fields the DocType, DocField and DocPerm doctypes declare
-(doctype_json/), so a stored record reads back whole through the engine; a key an app's JSON
+(engine/core/doctypes/), so a stored record reads back whole through the engine; a key an app's JSON
 carries that those doctypes do not declare is left out. Values take the declared field's type
 (Check → 0/1, Int → int, text → str, JSON → parsed); a key the definition leaves out gets the
 declared field's default (0 for Check and Int), and nulls are left out. Row names are stable

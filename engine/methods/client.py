@@ -45,11 +45,15 @@ async def load_for(ctx: Context, doctype: str, name: str, ptype: str = "read") -
 
 
 def input_document(ctx: Context, doctype: str, data: Mapping[str, Any]) -> Document:
-    """A new document from client data: `doctype` dropped, `name` kept only for Prompt/UUID naming."""
+    """A new document from client data: `doctype` dropped, `name` kept only for Prompt/UUID naming.
+    `amended_from` (read-only once saved) is what makes a new document an amendment of a cancelled one,
+    named `<name>-1`, `-2`, ... (the engine checks the source and the caller's `amend` right)."""
     if not isinstance(data, Mapping):
         raise exc.DataError(_("Document data must be an object"))
     meta = ctx.meta(doctype)
-    body = {k: v for k, v in data.items() if k not in SERVER_SET and k not in read_only_fields(meta)}
+    writable = {"amended_from"} if meta.is_submittable else set()
+    body = {k: v for k, v in data.items()
+            if k not in SERVER_SET and (k in writable or k not in read_only_fields(meta))}
     doc = new_doc(ctx, doctype, body)
     if meta.autoname.lower() in CLIENT_NAMED and data.get("name"):
         doc.name = str(data["name"])

@@ -1,5 +1,5 @@
 """The README's "Five-minute tour", run as written: `fw migrate`, `fw execute
-workforce_scoring.demo.load` and `fw serve` as real processes on a fresh root whose apps.txt is the
+workforce_scoring.demo.load` and `fw start` as real processes on a fresh root whose apps.txt is the
 repository's (a fresh clone), then the README's curl block through bash."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine import embedded
-from tests.e2e.conftest import ADMIN_PASSWORD, REPO_ROOT, FwServerFactory, fw_servers  # noqa: F401
+from tests.e2e.conftest import ADMIN_PASSWORD, REPO_ROOT, FwServerFactory, free_port, fw_servers  # noqa: F401
 
 README = REPO_ROOT / "README.md"
 
@@ -46,7 +46,7 @@ def test_the_tour(fw_servers: FwServerFactory, fresh_root: Path, mongod: embedde
     setup, session = tour_blocks()
     commands = [line.split("#", 1)[0].strip() for line in setup.splitlines()]
     assert [c for c in commands if c.startswith("fw ")] == [
-        "fw migrate", "fw execute workforce_scoring.demo.load", "fw serve"]
+        "fw migrate", "fw execute workforce_scoring.demo.load", "fw start"]
     env = fw_servers.env({"FW_ROOT_DIR": str(fresh_root), "FW_ADMIN_PASSWORD": ADMIN_PASSWORD})
     for command in ("migrate", "execute workforce_scoring.demo.load"):
         done = subprocess.run([sys.executable, "-m", "engine.cli", *command.split()], env=env, cwd=fw_servers.workdir,
@@ -57,8 +57,12 @@ def test_the_tour(fw_servers: FwServerFactory, fresh_root: Path, mongod: embedde
                            cwd=fw_servers.workdir, capture_output=True, text=True, timeout=300)
     assert again.returncode != 0 and "already loaded" in again.stderr
 
-    server = fw_servers.start(env={"FW_ROOT_DIR": str(fresh_root), "FW_ADMIN_PASSWORD": ADMIN_PASSWORD})
-    script = session.replace("FW=http://127.0.0.1:8000", f"FW={server.url}", 1)
+    port = free_port()
+    site = fw_servers.spawn("start", "--port", str(port), env={"FW_ROOT_DIR": str(fresh_root),
+                                                               "FW_ADMIN_PASSWORD": ADMIN_PASSWORD})
+    site.wait_for_log("Uvicorn running on")
+    site.wait_for_log("fw scheduler running")
+    script = session.replace("FW=http://127.0.0.1:8000", f"FW=http://127.0.0.1:{port}", 1)
     assert script != session
     shell_env = {**os.environ, "FW_ADMIN_PASSWORD": ADMIN_PASSWORD}
     done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], env=shell_env, cwd=fw_servers.workdir,
@@ -76,3 +80,5 @@ def test_the_tour(fw_servers: FwServerFactory, fresh_root: Path, mongod: embedde
     assert result["result"] and result["chart"]["type"] == "bar"
     assert result["report_summary"][0]["label"] == "Total"
     assert {row["company"] for row in result["result"]} == {"Northwind Logistics"}
+    assert site.stop() == 0, site.log()[-4000:]  # Ctrl+C's SIGTERM twin: everything stops cleanly
+    assert "| stopped" in site.log()

@@ -4,6 +4,7 @@ sessions that outlive the process, several workers, the body limit, and a clean 
 from __future__ import annotations
 
 import json
+import re
 import signal
 import time
 from collections.abc import Iterator
@@ -121,6 +122,17 @@ def test_resource_crud(admin: httpx.Client) -> None:
     r = admin.get(f"{CUSTOMER}/E2E Crud A")
     assert r.status_code == 404
     assert r.json()["exc_type"] == "DoesNotExistError"
+
+
+def test_access_log_lines_are_fws_not_uvicorns(shared_server: FwServer) -> None:
+    r = httpx.get(f"{shared_server.url}/api/method/ping", headers={"X-Request-Id": "e2e-access-log-1"}, timeout=15)
+    assert r.status_code == 200
+    deadline = time.monotonic() + 10
+    pattern = r"Z GET /api/method/ping 200 [\d.]+ms rid=e2e-access-log-1 user=Guest client=127\.0\.0\.1$"
+    while not re.search(pattern, shared_server.log(), re.MULTILINE):  # FW_ACCESS_LOG's default, text
+        assert time.monotonic() < deadline, shared_server.log()[-3000:]
+        time.sleep(0.05)
+    assert '"GET /api/method/ping HTTP/1.1" 200' not in shared_server.log()  # uvicorn's access log is off
 
 
 def test_body_over_limit_gets_413(shared_server: FwServer) -> None:

@@ -4,6 +4,7 @@ temporary root (apps.txt + apps/) and its own database. The repository's apps.tx
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import json
 import os
@@ -27,7 +28,7 @@ from tests.engine.cli_apps import write_cliapp, write_clibad, write_files
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = ["get-app", "install-app", "new-app", "build", "export-fixtures", "set-admin-password", "add-user",
-            "execute", "extract-messages", "migrate", "serve"]
+            "execute", "extract-messages", "migrate", "serve", "start", "init"]
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -108,9 +109,10 @@ def bench(mongod: embedded.EmbeddedMongo, tmp_path: Path) -> Iterator[Bench]:
 
 @pytest.fixture(scope="module")
 def site_bench(mongod: embedded.EmbeddedMongo, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Bench]:
-    """A root with `cliapp` and `clibad`, migrated, `cliapp` installed; a server started on demand."""
+    """A root with `cliapp` installed and `clibad` in apps/ but not in apps.txt (its doctype has no
+    `module`, which migrate refuses; tests list it for a moment); a server started on demand."""
     tmp = tmp_path_factory.mktemp("fw-cli-site")
-    b = Bench(make_root(tmp / "root", "cliapp\nclibad\n"), mongod.url, f"fw_cli_{secrets.token_hex(4)}")
+    b = Bench(make_root(tmp / "root", "cliapp\n"), mongod.url, f"fw_cli_{secrets.token_hex(4)}")
     write_cliapp(b.root / "apps")
     write_clibad(b.root / "apps")
     try:
@@ -349,15 +351,39 @@ def test_export_fixtures_writes_files_without_volatile_fields(site_bench: Bench)
         assert not {"creation", "owner", "modified_by", "idx"} & set(doc), doc
 
 
+@contextlib.contextmanager
+def listing_clibad(bench: Bench) -> Iterator[str]:
+    """`clibad` in apps.txt for the block (as if its doctype lost its `module` after the last migrate)."""
+    text = bench.apps_txt.read_text()
+    bench.apps_txt.write_text(text + "clibad\n")
+    try:
+        yield str(bench.root / "apps" / "clibad" / "doctype" / "cli_loose" / "cli_loose.json")
+    finally:
+        bench.apps_txt.write_text(text)
+
+
 def test_export_fixtures_fails_naming_a_doctype_without_module(site_bench: Bench) -> None:
-    out = site_bench.fw("export-fixtures", "--app", "clibad", expect=2)
-    assert "CLI Loose" in out.stderr and "module" in out.stderr
-    assert not (site_bench.root / "apps" / "clibad" / "fixtures").exists()
-    before = sorted((site_bench.root / "apps" / "cliapp").rglob("*.json"))
-    out = site_bench.fw("export-fixtures", expect=2)  # every app: refused before anything is written
-    assert "CLI Loose" in out.stderr
-    assert sorted((site_bench.root / "apps" / "cliapp").rglob("*.json")) == before
+    with listing_clibad(site_bench) as source:
+        out = site_bench.fw("export-fixtures", "--app", "clibad", expect=2)
+        assert f"Cannot export fixtures: doctype 'CLI Loose' ({source}) has no `module`" in out.stderr.replace("\n", "")
+        assert not (site_bench.root / "apps" / "clibad" / "fixtures").exists()
+        before = sorted((site_bench.root / "apps" / "cliapp").rglob("*.json"))
+        out = site_bench.fw("export-fixtures", expect=2)  # every app: refused before anything is written
+        assert "CLI Loose" in out.stderr
+        assert sorted((site_bench.root / "apps" / "cliapp").rglob("*.json")) == before
     assert "is not installed" in site_bench.fw("export-fixtures", "--app", "nope", expect=2).stderr
+
+
+def test_migrate_fails_naming_a_doctype_without_module(site_bench: Bench) -> None:
+    with site_bench.db() as client:
+        before = client[site_bench.db_name]["_fw_state"].find_one({"_id": "schema"})
+    with listing_clibad(site_bench) as source:
+        out = site_bench.fw("migrate", expect=2)
+    assert f"Cannot migrate: doctype 'CLI Loose' ({source}) has no `module`." in out.stderr.replace("\n", "")
+    assert "Traceback" not in out.stderr
+    with site_bench.db() as client:
+        assert client[site_bench.db_name]["_fw_state"].find_one({"_id": "schema"}) == before  # nothing written
+        assert "cli_loose" not in client[site_bench.db_name].list_collection_names()
 
 
 def test_set_admin_password_then_login(site_bench: Bench, tmp_path_factory: pytest.TempPathFactory) -> None:
@@ -393,7 +419,7 @@ def test_add_user_then_login_with_the_given_roles(site_bench: Bench,
         assert clerk.get("/api/method/fw.auth.get_logged_user").json() == {"message": email}
         r = clerk.get("/api/resource/CLI Thing")  # readable through "CLI Role"
         assert r.status_code == 200, r.text
-        assert clerk.get("/api/resource/CLI Loose").status_code == 403
+        assert clerk.get("/api/resource/Error Log").status_code == 403  # System Manager only
     with login(server.url, "Administrator", site_bench.admin_password) as admin:
         user = admin.get(f"/api/resource/User/{email}").json()["data"]
         assert sorted(r["role"] for r in user["roles"]) == ["Auditor", "CLI Role"]

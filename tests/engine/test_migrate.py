@@ -3,14 +3,17 @@ idempotence, bootstrap; and Custom Fields merged into meta at runtime."""
 
 from __future__ import annotations
 
+import json
+import shutil
 import time
 import uuid
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from engine import db
+from engine import db, loader
 from engine import exceptions as exc
 from engine.constants import CORE_ROLES, PASSWORD_KEY
 from engine.context import Context
@@ -25,6 +28,7 @@ from engine.query.listing import count, get_list
 from engine.registry import AppRegistry
 from engine.settings import Settings
 from engine.site import Site
+from tests.engine.temp_apps import temp_registry, temp_site
 from tests.support.custom_fields import drop_custom_fields
 
 
@@ -527,3 +531,24 @@ async def test_migrate_lock_of_a_crashed_process_expires(fresh_site: Site) -> No
         record = await state.find_one({"_id": "migrate_lock"})
         assert record is not None and record["owner"] != "crashed"
     assert time.perf_counter() - started < 1.0
+
+
+# -- every doctype names its module ----------------------------------------------------------------
+
+async def test_migrate_refuses_a_doctype_without_module_the_frameworks_own_included(
+        settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    core = tmp_path / "core"
+    shutil.copytree(loader.CORE_DOCTYPE_DIR, core)
+    role = json.loads((core / "role.json").read_text())
+    del role["module"]
+    (core / "role.json").write_text(json.dumps(role))
+    monkeypatch.setattr(loader, "CORE_DOCTYPE_DIR", core)
+    registry = temp_registry(tmp_path / "apps", [])
+    async with temp_site(settings, registry) as site:
+        state = await site.db.collection(STATE_COLLECTION).find_one({"_id": "schema"})
+        with pytest.raises(exc.ConfigurationError) as err:
+            await migrate(site)
+        assert f"Cannot migrate: doctype 'Role' ({core / 'role.json'}) has no `module`" in err.value.message
+        # refused before anything was written: no lock left behind, the definitions hash unchanged
+        assert await site.db.collection(STATE_COLLECTION).find_one({"_id": "schema"}) == state
+        assert await site.db.collection(STATE_COLLECTION).find_one({"_id": "migrate_lock"}) is None

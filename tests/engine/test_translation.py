@@ -52,7 +52,7 @@ def engine_messages() -> set[str]:
 
 def core_doctype_messages() -> set[str]:
     out = Extraction()
-    for path in sorted((REPO / "doctype_json").glob("*.json")):
+    for path in sorted((REPO / "engine" / "core" / "doctypes").glob("*.json")):
         _doctype(json.loads(path.read_text(encoding="utf-8")), out)
     return {m.source for m in out.messages if not m.source.isdigit()}  # "0".."9" are permlevels
 

@@ -380,7 +380,7 @@ async def test_copy_is_a_clean_new_document(client: httpx.AsyncClient, admin: Ap
     url = f"{ORDER}/{order['name']}"
     ok(await client.post(f"{url}/method/submit", headers=admin.token))
     ok(await client.post(f"{url}/method/cancel", headers=admin.token))
-    async with unit_of_work(ctx):  # `amended_from` is read-only over REST: the amendment is made in the engine
+    async with unit_of_work(ctx):  # the amendment (the REST path is in test_contract_gaps.py)
         amended = (await new_doc(ctx, "Test Order", customer="Acme", posting_date="2024-05-01", remarks="keep me",
                                  ref_code="R-2", items=[{"item": "A", "qty": 3, "rate": 5}],
                                  amended_from=order["name"]).insert()).as_dict()

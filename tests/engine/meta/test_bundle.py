@@ -168,7 +168,8 @@ def test_scripts_of_the_app_and_of_hooks(tmp_path: Path) -> None:
               App("addon", tmp_path / "addon", SimpleNamespace(
                   doctype_js={"Gadget": ["public/js/gadget.js", "/assets/addon/x.js"]},
                   doctype_list_js={"Gadget": "./gadget_list.js"}))],
-        doctype_source={"Gadget": str(own / "gadget.json"), "User": str(REPO / "doctype_json" / "user.json")},
+        doctype_source={"Gadget": str(own / "gadget.json"),
+                        "User": str(REPO / "engine" / "core" / "doctypes" / "user.json")},
         doctype_app={"Gadget": "shop", "User": None})
     assert read_scripts(apps, "Gadget") == {"__js": "// form\n\n\n// addon form\n",
                                             "__list_js": "// list\n\n\n// addon list\n"}

@@ -1,4 +1,4 @@
-"""The framework's core doctypes in doctype_json/: each file parses, and they form a closed set."""
+"""The framework's core doctypes in engine/core/doctypes/: each file parses, and they form a closed set."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from engine.meta.schema import (
     scrub,
 )
 
-CORE_DIR = Path(__file__).resolve().parents[3] / "doctype_json"
+CORE_DIR = Path(__file__).resolve().parents[3] / "engine" / "core" / "doctypes"
 FILES = sorted(CORE_DIR.glob("*.json"))
 KNOWN_MODULES = {"Core", "Custom", "Desk", "Workflow", "Automation"}
 EXPECTED = {
