@@ -13,12 +13,16 @@ page load for the logged-in user (Frappe's `frappe.boot`).
                       "float_precision": 3, "currency_precision": 2, "time_zone": "Europe/Berlin",
                       "language": "en"},
       "messages": {"Save": "Speichern", ...},        # the Desk's own strings, translated ones only
+      "meta_version": 3, "meta_modified": {"Warehouse Violation": "2025-01-01 00:00:00.000000", ...},
       "app_include_js": [...], "app_include_css": [...],
       ...the `extra` the server adds (asset URLs, realtime path)
     }
 
 `doctypes` lists every doctype that is not a child table (the router tells "not found" from
-"not permitted" with it); `rights` and `sidebar` only what the user holds.
+"not permitted" with it); `rights` and `sidebar` only what the user holds. `meta_modified` is the
+`modified` of every doctype's stored DocType record (child tables too) while it matches the meta, and
+`meta_version` the meta version (Custom Fields, workflows): a meta bundle the browser cached with the
+same stamps is current, so a list or form of a cached doctype costs no meta request.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 from engine import permissions
 from engine.assets import include_urls
 from engine.desk.sidebar import build_sidebar
+from engine.meta.bundle import meta_stamps
 from engine.query.listing import get_value
 from engine.translation import translate
 
@@ -101,6 +106,7 @@ async def build_boot(ctx: Context, *, csrf_token: str | None, messages: Iterable
         held = await permissions.doctype_rights(ctx, meta)
         if held:
             rights[name] = held
+    stamps = await meta_stamps(ctx, [registry.get(name) for name in registry.names()])
     apps = ctx.site.apps.apps
     boot: dict[str, Any] = {
         "user": ctx.user,
@@ -114,6 +120,8 @@ async def build_boot(ctx: Context, *, csrf_token: str | None, messages: Iterable
         "sidebar": await build_sidebar(ctx, rights),
         "sysdefaults": await sysdefaults(ctx),
         "messages": translated_messages(ctx.lang, messages),
+        "meta_version": registry.version,
+        "meta_modified": {name: stamp["modified"] for name, stamp in stamps.items() if stamp.get("modified")},
         "app_include_js": include_urls(apps, "app_include_js"),
         "app_include_css": include_urls(apps, "app_include_css"),
     }

@@ -72,7 +72,7 @@ def script_text(ctx: Context, doctype: str, kind: str) -> str | None:
 async def doctype_meta(ctx: Context, doctype: str) -> dict[str, Any]:
     """The doctype as the Desk reads it (see the module docstring). Unknown doctype → DoesNotExistError."""
     meta = await _meta(ctx, doctype)
-    stamps = await _stamps(ctx, [meta])
+    stamps = await meta_stamps(ctx, [meta])
     return _meta_dict(ctx, meta, stamps[meta.name])
 
 
@@ -83,7 +83,7 @@ async def meta_bundle(ctx: Context, doctype: str) -> list[dict[str, Any]]:
     for field in meta.table_fields:
         if all(m.name != field.options for m in metas):
             metas.append(ctx.meta(field.options or ""))
-    stamps = await _stamps(ctx, metas)
+    stamps = await meta_stamps(ctx, metas)
     return [_meta_dict(ctx, m, stamps[m.name]) for m in metas]
 
 
@@ -126,7 +126,7 @@ def _workflow(meta: Meta) -> dict[str, Any]:
     return cached  # type: ignore[no-any-return]
 
 
-async def _stamps(ctx: Context, metas: list[Meta]) -> dict[str, dict[str, Any]]:
+async def meta_stamps(ctx: Context, metas: list[Meta]) -> dict[str, dict[str, Any]]:
     """name → the stored record's stamps; cached on the Meta once the record matches it."""
     out: dict[str, dict[str, Any]] = {}
     missing = []

@@ -152,3 +152,18 @@ async def test_hostile_values_cannot_leave_the_data_block(browser_client: httpx.
     assert r.text.count("</script>") == 2  # the data block's and the module's own
     assert "<script>alert(1)" not in r.text and "<!--" not in r.text
     assert boot_of(r.text)["full_name"].startswith(hostile)
+
+
+async def test_meta_stamps_let_the_browser_trust_its_cache(people: People, ws: Site) -> None:
+    from engine.migrate import sync_doctype
+
+    for doctype in ("Warehouse Violation", "Performance Level Threshold"):
+        await sync_doctype(ws, doctype)
+    boot = await boot_for(ws, people.hr.email)
+    stored = await ws.db.collection("doctype").find_one({"_id": "Warehouse Violation"}, {"modified": 1})
+    assert boot["meta_modified"]["Warehouse Violation"] == stored["modified"]
+    assert "Performance Level Threshold" in boot["meta_modified"]  # child tables too (they come in bundles)
+    assert boot["meta_version"] == ws.meta.version
+    before = boot["meta_version"]
+    await ws.meta.bump()  # a Custom Field or workflow change elsewhere
+    assert (await boot_for(ws, people.hr.email))["meta_version"] == before + 1

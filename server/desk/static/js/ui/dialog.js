@@ -13,8 +13,12 @@ export function Dialog({ entry }) {
 	useEffect(() => {
 		const node = ref.current;
 		if (!node) return;
-		const target = node.querySelector("[autofocus]") || node.querySelector(`.modal-body ${FOCUSABLE}`) ||
-			node.querySelector(`.modal-footer ${FOCUSABLE}`) || node;
+		// the first control of the body, else the first button of the footer (a confirm's "No"), else the dialog
+		const within = (selector) => {
+			const part = node.querySelector(selector);
+			return part ? part.querySelector(FOCUSABLE) : null;
+		};
+		const target = node.querySelector("[autofocus]") || within(".modal-body") || within(".modal-footer") || node;
 		target.focus();
 	}, [entry.id]);
 

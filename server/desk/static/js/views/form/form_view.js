@@ -165,7 +165,10 @@ function FormPage({ frm }) {
 		};
 	}, [frm]);
 
-	const indicator = frm.indicator || docIndicator({ ...frm.doc, __unsaved: frm.is_dirty() ? 1 : 0 }, frm.meta);
+	// an unsaved change wins over a script's indicator (as in Frappe), until the next save or reload
+	const indicator = frm.is_dirty()
+		? docIndicator({ ...frm.doc, __unsaved: 1 }, frm.meta)
+		: frm.indicator || docIndicator({ ...frm.doc, __unsaved: 0 }, frm.meta);
 	const actions = documentActions(frm, { save });
 	return html`<${Page} title=${formTitle(frm)} indicator=${indicator} className="form-page"
 		subtitle=${!frm.is_new() && frm.meta.title_field && formTitle(frm) !== frm.docname ? frm.docname : null}

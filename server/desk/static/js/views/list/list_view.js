@@ -137,12 +137,10 @@ function List({ meta, route }) {
 function SortControl({ meta, sort, onChange }) {
 	const options = sortableFields(meta);
 	return html`<div class="sort-control">
-		<label>
-			<span class="sort-label">${__("Sort by")}</span>
-			<select value=${sort.fieldname} onChange=${(e) => onChange({ ...sort, fieldname: e.currentTarget.value })}>
-				${options.map((o) => html`<option value=${o.fieldname}>${__(o.label)}</option>`)}
-			</select>
-		</label>
+		<label class="sort-label" for="list-sort">${__("Sort by")}</label>
+		<select id="list-sort" value=${sort.fieldname} onChange=${(e) => onChange({ ...sort, fieldname: e.currentTarget.value })}>
+			${options.map((o) => html`<option value=${o.fieldname}>${__(o.label)}</option>`)}
+		</select>
 		<button type="button" class="btn btn-default btn-sm" onClick=${() => onChange({ ...sort, order: sort.order === "asc" ? "desc" : "asc" })}>
 			${sort.order === "asc" ? __("Ascending") : __("Descending")}
 		</button>
