@@ -1,6 +1,7 @@
 """Browser fixtures of the Desk's tests: a real `fw serve` with the demo data, Debian's Chromium driven
 through Playwright's sync API (not pytest-playwright, whose fixtures trip `filterwarnings = error`),
-a fresh context per test, and a screenshot of each failing test under test-output/desk/.
+a fresh context per test, and a screenshot of each failing test under test-output/desk/. Browser
+test modules hold only sync tests (see `chromium`).
 
 The browser is `FW_CHROMIUM` (default /usr/bin/chromium: `apt-get install -y chromium`). Without it
 the tests fail, with that instruction; they never skip. Tests find elements by role and label, as a
@@ -95,9 +96,11 @@ def desk_server(mongod: embedded.EmbeddedMongo, tmp_path_factory: pytest.TempPat
             factory.drop_database()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Browser]:
-    """Debian's Chromium for the whole session."""
+    """Debian's Chromium for one test module. Not for the session: while Playwright's sync API is
+    started, its event loop counts as running in this thread, and pytest-asyncio cannot run the async
+    tests of other modules. So a browser test module holds sync tests only."""
     if not Path(CHROMIUM).exists():
         pytest.fail(f"the Desk's browser tests need Chromium at {CHROMIUM}: install it with "
                     f"`apt-get install -y chromium` (Debian) or point FW_CHROMIUM at a Chromium or Chrome binary")

@@ -6,9 +6,10 @@ In-process HTTP (httpx over ASGI, the test site): `browser_client` keeps cookies
 
 In the browser (tests/desk/test_browser_*.py; see tests/desk/browser.py): one real `fw serve` for
 the whole session on its own database of the session's mongod, with the reference apps and their
-demo data loaded once (`desk_server`); one Chromium (Debian's, through Playwright's sync API) for
-the session (`chromium`); a fresh browser context per test (`context`, `page`), logged in as the
-test asks (`login_as`); a screenshot of every failing test in test-output/desk/.
+demo data loaded once (`desk_server`); one Chromium (Debian's, through Playwright's sync API) per
+test module (`chromium`; such a module holds sync tests only); a fresh browser context per test
+(`context`, `page`), logged in as the test asks (`login_as`); a screenshot of every failing test in
+test-output/desk/.
 """
 
 from __future__ import annotations
