@@ -161,6 +161,12 @@ def test_leaving_a_changed_form_asks(page: Page, login_as: Callable[..., None], 
     assert page.url.endswith(draft["name"])
     expect(page.get_by_label("Description")).to_have_value("not saved yet")
     nav.get_by_role("link", name="Employee", exact=True).click()
+    expect(dialog).to_be_visible()
+    page.locator("body").focus()  # Escape closes the dialog wherever the focus is
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()
+    nav.get_by_role("link", name="Employee", exact=True).click()
     page.get_by_role("dialog", name="Unsaved changes").get_by_role("button", name="Yes").click()
     page.wait_for_url("**/app/employee")
 
