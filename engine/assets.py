@@ -102,7 +102,8 @@ def _sync_folder(target: Path, files: dict[str, Path]) -> None:
             path.rmdir()
 
 
-def _list_urls(apps: list[App], key: str) -> list[str]:
+def include_urls(apps: list[App], key: str) -> list[str]:
+    """The URLs of a list hook (`app_include_js`, `app_include_css`) of every app, in app order."""
     urls: list[str] = []
     for app in apps:
         value = getattr(app.hooks, key, None) or []
@@ -117,8 +118,8 @@ def build(settings: Settings, progress: Progress | None = None) -> dict[str, Any
     out = assets_dir(settings)
     out.mkdir(parents=True, exist_ok=True)
     previous = _read_manifest(out)
-    manifest: dict[str, Any] = {"apps": {}, "doctype_js": {}, "app_include_js": _list_urls(apps, "app_include_js"),
-                                "app_include_css": _list_urls(apps, "app_include_css")}
+    manifest: dict[str, Any] = {"apps": {}, "doctype_js": {}, "app_include_js": include_urls(apps, "app_include_js"),
+                                "app_include_css": include_urls(apps, "app_include_css")}
     for app in apps:
         if progress:
             progress(app.name)

@@ -30,6 +30,7 @@ CORE_CONTROLLERS = {
     "User": "engine.core.user.User",
     "Custom Field": "engine.core.custom_field.CustomField",
     "Workflow": "engine.core.workflow_doc.Workflow",
+    "Workflow State": "engine.core.workflow_doc.WorkflowState",
     "File": "engine.core.file.File",
 }
 METADATA_KEYS = {"app_name", "app_title", "app_publisher", "app_description", "app_license", "app_email",

@@ -23,6 +23,8 @@ from engine.runtime import tune_gc
 from engine.settings import Settings, get_settings
 from engine.site import Site, open_site
 from server import access_log, errors, openapi, realtime
+from server.desk import DeskAssets
+from server.desk import routes as desk
 from server.middleware import EdgeMiddleware
 from server.routes import files, method, resource, v2
 
@@ -62,7 +64,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     routes += v2.routes()
     routes.append(Route("/api/openapi.json", openapi.openapi_json, methods=["GET"]))
     routes += files.routes()  # /files/<name>, /private/files/<name>
-    routes.append(Route("/", method.legacy_cmd, methods=["GET", "POST"]))
+    routes += desk.routes()  # /, /login, /app/..., /assets/desk/... (before the /assets mount)
     assets = settings.root_dir / "assets"  # filled by `fw build`
     with contextlib.suppress(OSError):
         assets.mkdir(parents=True, exist_ok=True)
@@ -88,6 +90,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     })
     app.state.settings = settings
     app.state.sio = sio
+    app.state.desk_assets = DeskAssets.load()
     if site is not None:
         app.state.site = site
         realtime.attach_publisher(site, sio)

@@ -78,10 +78,10 @@ class EdgeMiddleware:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = message.get("headers", ())
-                if file_path and any(name.lower() == b"cache-control" for name, _v in headers):
-                    message["headers"] = [*headers, *(h for h in extra if h is not NO_STORE)]
-                else:
-                    message["headers"] = [*headers, *extra]
+                # a response that sets its own Cache-Control (stored files, the Desk's assets) keeps it;
+                # one that sets Vary (a precompressed asset) is not given a second one
+                own = {name.lower() for name, _v in headers}
+                message["headers"] = [*headers, *(h for h in extra if h[0] not in own)]
             await send(message)
 
         if length is not None and length.isdigit() and int(length) > self.max_bytes:

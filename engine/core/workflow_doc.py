@@ -1,5 +1,6 @@
 """The Workflow controller: checks the definition, creates missing states and actions (as Frappe
-does), and makes every process re-read workflows after commit."""
+does), and makes every process re-read workflows after commit. The Workflow State controller does
+the same when a state an active workflow uses changes (its `style` is the state's colour in the Desk)."""
 
 from __future__ import annotations
 
@@ -52,6 +53,19 @@ class Workflow(Document):
 
     async def after_delete(self) -> None:
         self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.document_type))
+
+
+class WorkflowState(Document):
+    async def on_update(self) -> None:
+        self._reload_if_used()
+
+    async def after_delete(self) -> None:
+        self._reload_if_used()
+
+    def _reload_if_used(self) -> None:
+        workflows = self.ctx.site.meta.workflows.values()
+        if any(state.state == self.name for wf in workflows for state in wf.states):
+            self.ctx.after_commit(_apply_after_commit(self.ctx.site))
 
 
 def _apply_after_commit(site: Site, *doctypes: str | None) -> Callable[[], Awaitable[None]]:

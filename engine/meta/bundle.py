@@ -9,11 +9,17 @@ A doctype's dict is its DocType record (engine/meta/record.py: top-level keys, `
   another process) leaves it out, and the client cannot mistake the new meta for its cached one.
 - `__js`: the form script `doctype/<dt>/<dt>.js` of the doctype's app, then the `doctype_js` hook
   scripts of every app (each file once, joined by a blank line); `__list_js` likewise from
-  `<dt>_list.js` and the `doctype_list_js` hooks. Absent when there is none.
+  `<dt>_list.js` and the `doctype_list_js` hooks. Absent when there is none. `__js_url` /
+  `__list_js_url`: where the Desk loads the same text as a script (`script_url`), versioned by its
+  content, since its CSP runs no script text it did not load from the server.
+- `__workflow_docs` (Frappe's): the doctype's active Workflow record and the Workflow State records
+  of its states; `__workflow` (fw's): the same, compact, with each state's indicator colour and the
+  role that may edit in it (engine.workflow.desk_workflow). Absent without an active workflow.
 - `__messages`: `{source: translation}` in the context's language for the strings the Desk shows
   for this doctype: its name and description, its fields' labels, descriptions and Select options,
-  and the `__()` messages of its scripts (`source:context` keys for those with a context). Only
-  strings that have a translation are listed (English gets `{}`), as Frappe's `get_lang_dict`.
+  its workflow's states and actions, and the `__()` messages of its scripts (`source:context` keys
+  for those with a context). Only strings that have a translation are listed (English gets `{}`),
+  as Frappe's `get_lang_dict`.
 - no `__custom_js` (fw has no Client Script records).
 
 Everything but the record's stamps is built once per Meta and language and cached on the Meta, which
@@ -28,13 +34,16 @@ Guest may not.
 
 from __future__ import annotations
 
+import hashlib
 import io
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from engine import exceptions as exc
 from engine.meta.record import doctype_record, record_hash
 from engine.translation import _, translate
+from engine.workflow import desk_workflow, workflow_for
 
 if TYPE_CHECKING:
     from engine.context import Context
@@ -43,12 +52,27 @@ if TYPE_CHECKING:
 
 STAMP_KEYS = ("owner", "creation", "modified", "modified_by")
 SCRIPT_KEYS = {"__js": "doctype_js", "__list_js": "doctype_list_js"}
+# where the server serves a doctype's scripts (server/desk/routes.py): kind is "form" or "list"
+SCRIPT_PATH = "/assets/desk/{kind}-script/{doctype}.js"
+SCRIPT_URL_KEYS = {"__js": ("__js_url", "form"), "__list_js": ("__list_js_url", "list")}
+
+
+def script_url(kind: str, doctype: str, text: str) -> str:
+    """The URL of a doctype's form or list script, versioned by a digest of its text."""
+    version = hashlib.sha256(text.encode()).hexdigest()[:16]
+    return SCRIPT_PATH.format(kind=kind, doctype=quote(doctype, safe="")) + f"?v={version}"
+
+
+def script_text(ctx: Context, doctype: str, kind: str) -> str | None:
+    """The text of a doctype's form (`kind` "form") or list ("list") script, or None."""
+    key = "__js" if kind == "form" else "__list_js"
+    return _scripts(ctx, ctx.meta(doctype)).get(key)
 
 
 async def doctype_meta(ctx: Context, doctype: str) -> dict[str, Any]:
     """The doctype as the Desk reads it (see the module docstring). Unknown doctype → DoesNotExistError."""
     meta = await _meta(ctx, doctype)
-    stamps = await _stamps(ctx, [meta])
+    stamps = await meta_stamps(ctx, [meta])
     return _meta_dict(ctx, meta, stamps[meta.name])
 
 
@@ -59,7 +83,7 @@ async def meta_bundle(ctx: Context, doctype: str) -> list[dict[str, Any]]:
     for field in meta.table_fields:
         if all(m.name != field.options for m in metas):
             metas.append(ctx.meta(field.options or ""))
-    stamps = await _stamps(ctx, metas)
+    stamps = await meta_stamps(ctx, metas)
     return [_meta_dict(ctx, m, stamps[m.name]) for m in metas]
 
 
@@ -83,11 +107,26 @@ def _meta_dict(ctx: Context, meta: Meta, stamps: dict[str, Any]) -> dict[str, An
     out = {**doctype_record(meta), **stamps}
     scripts = _scripts(ctx, meta)
     out.update(scripts)
+    for key, (url_key, kind) in SCRIPT_URL_KEYS.items():
+        if key in scripts:
+            out[url_key] = script_url(kind, meta.name, scripts[key])
+    out.update(_workflow(meta))
     out["__messages"] = _messages(meta, ctx.lang, scripts, cache=not ctx.site.settings.developer_mode)
     return out
 
 
-async def _stamps(ctx: Context, metas: list[Meta]) -> dict[str, dict[str, Any]]:
+def _workflow(meta: Meta) -> dict[str, Any]:
+    """`__workflow_docs` and `__workflow` of the doctype's active workflow ({} without one); cached
+    on the Meta, which a workflow change replaces."""
+    cached = meta.bundle_cache.get("workflow")
+    if cached is None:
+        wf = workflow_for(meta.registry, meta.name) if meta.registry is not None else None
+        cached = {} if wf is None else {"__workflow_docs": list(wf.records), "__workflow": desk_workflow(wf)}
+        meta.bundle_cache["workflow"] = cached
+    return cached  # type: ignore[no-any-return]
+
+
+async def meta_stamps(ctx: Context, metas: list[Meta]) -> dict[str, dict[str, Any]]:
     """name → the stored record's stamps; cached on the Meta once the record matches it."""
     out: dict[str, dict[str, Any]] = {}
     missing = []
@@ -176,6 +215,9 @@ def _sources(meta: Meta, scripts: dict[str, str], *, cache: bool) -> set[tuple[s
     if cached is not None:
         return cached  # type: ignore[no-any-return]
     texts = [meta.name, (meta.schema.model_extra or {}).get("description")]
+    wf = workflow_for(meta.registry, meta.name) if meta.registry is not None else None
+    if wf is not None:
+        texts += [s.state for s in wf.states] + [t.action for t in wf.transitions]
     for field in meta.fields:
         texts += [field.label, field.description]
         if field.fieldtype == "Select":

@@ -57,6 +57,11 @@ class MetaRegistry:
         # called after a bump, to tell the other processes (the site wires it to its cache bus)
         self.on_bump: Callable[[], Awaitable[None]] | None = None
 
+    @property
+    def version(self) -> int:
+        """The meta version this process applied (bumped by Custom Field and Workflow changes)."""
+        return self._version or 0
+
     def mark_stale(self) -> None:
         """Another process changed the meta: the next `refresh_if_stale` reads the version at once."""
         self._checked_at = float("-inf")

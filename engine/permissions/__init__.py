@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from engine.meta.schema import DocFieldSchema, Meta
     from engine.query.ast import Node
 
-__all__ = ["check_doctype", "check_document", "guard_field_writes", "has_permission", "keep_unwritable_row_values",
-           "readable_data", "readable_fields", "readable_row_fields", "row_filter"]
+__all__ = ["check_doctype", "check_document", "doctype_rights", "guard_field_writes", "has_permission",
+           "keep_unwritable_row_values", "readable_data", "readable_fields", "readable_row_fields", "row_filter"]
 
 
 async def _grant(ctx: Context, meta: Meta, ptype: str) -> Grant:
@@ -68,6 +68,29 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: D
             return False
     rule = core_rules.rule_for(doctype)
     return rule is None or bool(await rule.has_permission(ctx, doc, ptype))
+
+
+async def doctype_rights(ctx: Context, meta: Meta) -> dict[str, Any]:
+    """The user's rights on a doctype as the Desk's boot lists them: `{right: 1}` for each right held
+    (on every document, or only on their own), and `if_owner` naming the rights held only on their
+    own documents. Child tables get {} (their rows are reached through the parent)."""
+    if meta.istable:
+        return {}
+    from engine.meta.schema import RIGHTS
+
+    out: dict[str, Any] = {}
+    own: list[str] = []
+    for right in RIGHTS:
+        grant = Grant.ALL if ctx.is_admin else await _grant(ctx, meta, right)
+        if ctx.is_admin and right in ("submit", "cancel", "amend") and not meta.is_submittable:
+            grant = Grant.NONE
+        if grant is not Grant.NONE:
+            out[right] = 1
+            if grant is Grant.OWNER:
+                own.append(right)
+    if own:
+        out["if_owner"] = own
+    return out
 
 
 def _denied(doctype: str, ptype: str, name: str | None = None) -> exc.PermissionError:

@@ -4,15 +4,16 @@ informational cookies."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from urllib.parse import quote
 
 from starlette.requests import Request
 from starlette.responses import Response
 
 from engine import auth
-from engine.context import bind
+from engine.context import Context, bind
 from engine.translation import _
-from server.context import context_for, request_caller, site_of
+from server.context import context_for, negotiate_language, request_caller, site_of
 from server.params import client_ip, form_dict
 from server.responses import json_response
 
@@ -23,22 +24,50 @@ def _secure(request: Request) -> bool:
     return request.url.scheme == "https"
 
 
-async def login(request: Request) -> Response:
-    args = await form_dict(request)
+@dataclass(frozen=True)
+class LoggedIn:
+    """A session just opened for `user` (the Desk's login page shares it with the login method)."""
+
+    user: str
+    sid: str
+    full_name: str
+    system_user: bool
+
+    @property
+    def body(self) -> dict[str, str]:
+        """Frappe's login answer."""
+        return {"message": "Logged In" if self.system_user else "No App",
+                "home_page": "/app" if self.system_user else "/me", "full_name": self.full_name}
+
+
+async def open_session(request: Request, usr: object, pwd: object) -> LoggedIn:
+    """Check the credentials (lockout included) and open a session; raises AuthenticationError & co.,
+    whose messages are in the language the browser asks for."""
     site = site_of(request)
-    user = await auth.login(site, args.get("usr"), args.get("pwd"), client_ip(request))
+    guest = Context(site, "Guest", lang=negotiate_language(request.headers.get("accept-language"), None))
+    with bind(guest):
+        user = await auth.login(site, usr, pwd, client_ip(request))
     sid = await site.sessions.create(user, client_ip(request))
     record = await site.db.collection("user").find_one({"_id": user}, {"full_name": 1, "user_type": 1})
     full_name = (record or {}).get("full_name") or user
     system_user = (record or {}).get("user_type", "System User") == "System User"
-    body = {"message": "Logged In" if system_user else "No App",
-            "home_page": "/app" if system_user else "/me", "full_name": full_name}
-    response = json_response(body)
-    max_age = site.settings.session_expiry_seconds
-    response.set_cookie("sid", sid, max_age=max_age, httponly=True, samesite="lax", secure=_secure(request))
-    for name, value in (("system_user", "yes" if system_user else "no"), ("full_name", quote(full_name)),
-                        ("user_id", quote(user)), ("user_image", "")):
+    return LoggedIn(user, sid, full_name, system_user)
+
+
+def set_session_cookies(request: Request, response: Response, session: LoggedIn) -> None:
+    max_age = site_of(request).settings.session_expiry_seconds
+    response.set_cookie("sid", session.sid, max_age=max_age, httponly=True, samesite="lax", secure=_secure(request))
+    for name, value in (("system_user", "yes" if session.system_user else "no"),
+                        ("full_name", quote(session.full_name)), ("user_id", quote(session.user)),
+                        ("user_image", "")):
         response.set_cookie(name, value, samesite="lax", secure=_secure(request))
+
+
+async def login(request: Request) -> Response:
+    args = await form_dict(request)
+    session = await open_session(request, args.get("usr"), args.get("pwd"))
+    response = json_response(session.body)
+    set_session_cookies(request, response, session)
     return response
 
 

@@ -1,0 +1,92 @@
+// The Desk's frame: the top bar (home link, the sidebar toggle on narrow screens, the user menu with
+// Log out), the sidebar of modules, and the view of the current route (views/registry.js), which is
+// checked against the user's rights first ("Not permitted") and loaded on first use.
+import { call } from "./api.js";
+import { boot, hasRight } from "./boot.js";
+import { __ } from "./i18n.js";
+import { html, useEffect, useState } from "./lib/html.js";
+import { currentRoute, onRouteChange } from "./router.js";
+import { LayerHost } from "./ui/host.js";
+import { Menu } from "./ui/menu.js";
+import { showError } from "./ui/messages.js";
+import { NotFound, NotPermitted } from "./ui/page.js";
+import { Sidebar } from "./ui/sidebar.js";
+import { viewLoader } from "./views/registry.js";
+
+/** Why the user may not open `route`, or null when they may. */
+export function refusal(route) {
+	if (route.kind === "list" && !hasRight(route.doctype, "read")) return "not-permitted";
+	if (route.kind === "form" && route.isNew && !hasRight(route.doctype, "create")) return "not-permitted";
+	if (route.kind === "form" && !route.isNew && !hasRight(route.doctype, "read")) return "not-permitted";
+	if (route.kind === "query-report") {
+		const known = (boot.sidebar || []).some((s) => s.items.some((i) => i.type === "report" && i.name === route.report));
+		if (!known) return "not-permitted";
+	}
+	return null;
+}
+
+export async function logout() {
+	try {
+		await call("logout");
+	} catch (error) {
+		showError(error);
+		return;
+	}
+	location.assign("/login");
+}
+
+function RouteView({ route }) {
+	const [loaded, setLoaded] = useState({ kind: null, View: null });
+	const refused = route.kind === "not-found" ? "not-found" : refusal(route);
+	const loader = refused ? null : viewLoader(route.kind);
+	useEffect(() => {
+		let cancelled = false;
+		if (loader && loaded.kind !== route.kind) {
+			loader()
+				.then((module) => !cancelled && setLoaded({ kind: route.kind, View: module.default }))
+				.catch((error) => {
+					console.error(error);
+					if (!cancelled) showError(error);
+				});
+		}
+		return () => {
+			cancelled = true;
+		};
+	}, [route.kind, loader]);
+	if (refused === "not-found" || (!refused && !loader)) return html`<${NotFound} />`;
+	if (refused) return html`<${NotPermitted} />`;
+	if (loaded.kind !== route.kind) return html`<p class="page-loading" role="status">${__("Loading…")}</p>`;
+	const View = loaded.View;
+	// a new key per document or list remounts the view (its state belongs to one route)
+	const key = `${route.kind}:${route.doctype || route.report || ""}:${route.name || ""}:${route.isNew ? "new" : ""}`;
+	return html`<${View} key=${key} route=${route} />`;
+}
+
+export function App() {
+	const [route, setRoute] = useState(currentRoute());
+	const [menuOpen, setMenuOpen] = useState(false);
+	useEffect(() => onRouteChange((next) => {
+		setRoute(next);
+		setMenuOpen(false);
+	}), []);
+	return html`<div class=${`desk ${menuOpen ? "sidebar-open" : ""}`}>
+		<a class="skip-link" href="#main">${__("Skip to content")}</a>
+		<header class="navbar">
+			<button type="button" class="btn-icon sidebar-toggle" aria-label=${__("Menu")} aria-expanded=${menuOpen ? "true" : "false"}
+				onClick=${() => setMenuOpen(!menuOpen)}>☰</button>
+			<a class="brand" href="/app">fw</a>
+			<div class="navbar-spacer"></div>
+			<${Menu} label=${boot.full_name || boot.user} buttonClass="btn btn-link user-menu" items=${[
+				{ label: __("Reload"), onClick: () => location.reload() },
+				{ label: __("Log out"), onClick: logout },
+			]} />
+		</header>
+		<div class="desk-body">
+			<${Sidebar} path=${route.path || location.pathname} onNavigate=${() => setMenuOpen(false)} />
+			<main id="main" class="desk-main" tabindex="-1">
+				<${RouteView} route=${route} />
+			</main>
+		</div>
+		<${LayerHost} />
+	</div>`;
+}

@@ -1,0 +1,11 @@
+// Every control module, imported for its registration (controls/registry.js).
+import "./read_only.js";
+import "./data.js";
+import "./text.js";
+import "./number.js";
+import "./check.js";
+import "./select.js";
+import "./date.js";
+import "./link.js";
+
+export { controlFor, hasControl, registerControl } from "./registry.js";

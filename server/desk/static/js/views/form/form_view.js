@@ -1,0 +1,220 @@
+// /app/<doctype>/<name> and /app/<doctype>/new (and a Single's /app/<doctype>): the form view
+// (desk.md §4). It loads the meta (cached) and the document (getdoc) or makes a new one (defaults and
+// route options), runs the doctype's form scripts (`setup`, `onload`, `refresh`,
+// `onload_post_render`) through the `frm` object (frappe/form.js), and renders its title, indicator,
+// actions, script buttons, intro, dashboard and layout. Ctrl+S saves; leaving with unsaved changes
+// asks first; when the session expires, what was typed is kept and put back after logging in.
+import { apiEvents, getDoc } from "../../api.js";
+import { boot, slug } from "../../boot.js";
+import { __ } from "../../i18n.js";
+import { docIndicator } from "../../indicators.js";
+import { html, useEffect, useMemo, useState, useSubscription } from "../../lib/html.js";
+import { getMeta, loadFormScripts } from "../../meta.js";
+import { newDoc } from "../../model.js";
+import { formUrl } from "../../routes.js";
+import { addLeaveGuard, replaceLocation, takeRouteOptions } from "../../router.js";
+import { confirmDialog } from "../../ui/confirm.js";
+import { Indicator } from "../../ui/indicator.js";
+import { showToast } from "../../ui/layers.js";
+import { Menu } from "../../ui/menu.js";
+import { showError } from "../../ui/messages.js";
+import { NotFound, NotPermitted, Page } from "../../ui/page.js";
+import { Form } from "../../frappe/form.js";
+import { documentActions } from "./actions.js";
+import { buildLayout, FormLayout } from "./layout.js";
+import { saveForm } from "./save.js";
+
+const STASH_PREFIX = "fw:unsaved:";
+
+function stashKey() {
+	return STASH_PREFIX + location.pathname;
+}
+
+/** Put back what was typed before the session expired (same document, unchanged since). */
+function restoreStash(doc) {
+	let stashed = null;
+	try {
+		stashed = JSON.parse(sessionStorage.getItem(stashKey()) || "null");
+		sessionStorage.removeItem(stashKey());
+	} catch {
+		return false;
+	}
+	if (!stashed || stashed.doctype !== doc.doctype || (!doc.__islocal && stashed.modified !== doc.modified)) return false;
+	for (const [key, value] of Object.entries(stashed)) {
+		if (!["name", "owner", "creation", "modified", "modified_by", "docstatus"].includes(key)) doc[key] = value;
+	}
+	doc.__unsaved = 1;
+	return true;
+}
+
+/** Fire a form event; a script that fails is reported in the console, and the form still opens. */
+async function runEvent(frm, event) {
+	try {
+		await (event === "refresh" ? frm.refresh() : frm.trigger(event));
+	} catch (error) {
+		console.error(`${frm.doctype} ${event} failed`, error);
+	}
+}
+
+export default function FormView({ route }) {
+	const [state, setState] = useState({ frm: null, error: null });
+
+	useEffect(() => {
+		let cancelled = false;
+		(async () => {
+			const meta = await getMeta(route.doctype);
+			await loadFormScripts(meta);
+			let doc;
+			let docinfo = {};
+			if (route.isNew) {
+				doc = newDoc(meta, { user: boot.user, values: takeRouteOptions() });
+			} else {
+				({ doc, docinfo } = await getDoc(route.doctype, route.name));
+			}
+			const restored = restoreStash(doc);
+			const frm = new Form(meta, doc, { docinfo, onSave: (form, action) => runAction(form, action), onReload: reload });
+			window.cur_frm = frm;
+			await runEvent(frm, "setup");
+			await runEvent(frm, "onload");
+			await runEvent(frm, "refresh");
+			if (cancelled) return;
+			setState({ frm, error: null });
+			if (restored) showToast(__("Your unsaved changes were restored"), { indicator: "orange" });
+			await runEvent(frm, "onload_post_render");
+		})().catch((error) => {
+			if (!cancelled) setState({ frm: null, error });
+		});
+		return () => {
+			cancelled = true;
+		};
+	}, [route.doctype, route.name, route.isNew]);
+
+	if (state.error) {
+		if (state.error.status === 404) return html`<${NotFound} />`;
+		if (state.error.status === 403) return html`<${NotPermitted} />`;
+		return html`<${Page} title=${__(route.doctype)}><p class="page-message" role="alert">${state.error.message}</p></${Page}>`;
+	}
+	if (!state.frm) return html`<${Page} title=${__(route.doctype)}><p class="page-loading" role="status">${__("Loading…")}</p></${Page}>`;
+	return html`<${FormPage} frm=${state.frm} />`;
+}
+
+async function runAction(frm, action) {
+	if (action !== "Save" && action !== "Update") throw new Error(`unknown action ${action}`);
+	return saveForm(frm, {
+		onSaved: (form, wasNew) => {
+			if (wasNew) replaceLocation(formUrl(form.doctype, form.docname, slug));
+		},
+	});
+}
+
+async function reload(frm) {
+	const { doc, docinfo } = await getDoc(frm.doctype, frm.docname);
+	frm.load(doc, docinfo);
+	await runEvent(frm, "refresh");
+}
+
+/** The form's title: its title field's value, else its name ("New Warehouse Violation" when new). */
+export function formTitle(frm) {
+	if (frm.is_new()) return __("New {0}", [__(frm.doctype)]);
+	if (frm.meta.issingle) return __(frm.doctype);
+	const field = frm.meta.title_field;
+	const value = field ? frm.doc[field] : null;
+	return value === undefined || value === null || value === "" ? String(frm.docname) : String(value);
+}
+
+function FormPage({ frm }) {
+	const subscribe = useMemo(() => (callback) => frm.subscribe(callback), [frm]);
+	useSubscription(subscribe);
+	const layout = useMemo(() => buildLayout(frm.meta.fields), [frm.meta]);
+	const save = () => frm.save("Save").catch((error) => showError(error));
+
+	useEffect(() => {
+		const onKey = (event) => {
+			if ((event.ctrlKey || event.metaKey) && !event.altKey && (event.key === "s" || event.key === "S")) {
+				event.preventDefault();
+				if (documentActions(frm, { save }).some((a) => a.shortcut === "Ctrl+S")) save();
+			}
+		};
+		let stashed = false;
+		const onUnload = (event) => {
+			if (frm.is_dirty() && !stashed) {
+				event.preventDefault();
+				event.returnValue = "";
+			}
+		};
+		const onExpired = () => {
+			if (!frm.is_dirty()) return;
+			try {
+				sessionStorage.setItem(stashKey(), JSON.stringify(frm.doc));
+				stashed = true;
+			} catch {
+				// storage disabled: the browser asks before leaving instead
+			}
+		};
+		const removeGuard = addLeaveGuard(async () =>
+			!frm.is_dirty() || (await confirmDialog(__("You have unsaved changes. Leave this page anyway?"), { title: __("Unsaved changes") })));
+		const stopExpired = apiEvents.on("session-expired", onExpired);
+		document.addEventListener("keydown", onKey);
+		window.addEventListener("beforeunload", onUnload);
+		return () => {
+			document.removeEventListener("keydown", onKey);
+			window.removeEventListener("beforeunload", onUnload);
+			removeGuard();
+			stopExpired();
+			if (window.cur_frm === frm) window.cur_frm = null;
+		};
+	}, [frm]);
+
+	// an unsaved change wins over a script's indicator (as in Frappe), until the next save or reload
+	const indicator = frm.is_dirty()
+		? docIndicator({ ...frm.doc, __unsaved: 1 }, frm.meta)
+		: frm.indicator || docIndicator({ ...frm.doc, __unsaved: 0 }, frm.meta);
+	const actions = documentActions(frm, { save });
+	return html`<${Page} title=${formTitle(frm)} indicator=${indicator} className="form-page"
+		subtitle=${!frm.is_new() && frm.meta.title_field && formTitle(frm) !== frm.docname ? frm.docname : null}
+		actions=${html`<${Toolbar} frm=${frm} actions=${actions} />`}>
+		${frm.intro ? html`<div class=${`form-intro ${frm.intro.color}`} role="note">${frm.intro.text}</div>` : null}
+		<${Dashboard} frm=${frm} />
+		<form class="form-body" novalidate onSubmit=${(e) => {
+			e.preventDefault();
+			save();
+		}}>
+			<${FormLayout} frm=${frm} layout=${layout} />
+		</form>
+	</${Page}>`;
+}
+
+function Toolbar({ frm, actions }) {
+	const loose = frm.custom_buttons.filter((b) => !b.group);
+	const groups = [...new Set(frm.custom_buttons.filter((b) => b.group).map((b) => b.group))];
+	const run = (button) => {
+		try {
+			const result = button.handler && button.handler();
+			if (result && typeof result.catch === "function") result.catch((error) => showError(error));
+		} catch (error) {
+			showError(error);
+		}
+	};
+	return html`<div class="form-toolbar">
+		${loose.map((button) => html`<button type="button" class=${`btn btn-${button.type === "primary" ? "primary" : "default"}`}
+			onClick=${() => run(button)}>${button.label}</button>`)}
+		${groups.map((group) => html`<${Menu} label=${group} items=${frm.custom_buttons.filter((b) => b.group === group)
+			.map((button) => ({ label: button.label, onClick: () => run(button) }))} />`)}
+		${actions.map((action) => html`<button type="button" class=${`btn ${action.primary ? "btn-primary" : "btn-default"}`}
+			disabled=${action.disabled} aria-keyshortcuts=${action.shortcut === "Ctrl+S" ? "Control+S" : undefined}
+			onClick=${action.onClick}>${action.label}</button>`)}
+	</div>`;
+}
+
+function Dashboard({ frm }) {
+	const { indicators, headline } = frm.dashboard;
+	if (!indicators.length && !headline) return null;
+	return html`<div class="form-dashboard">
+		${headline ? html`<p class=${`dashboard-headline ${headline.color}`}>${headline.text}</p>` : null}
+		${indicators.length
+			? html`<ul class="dashboard-indicators" aria-label=${__("Dashboard")}>
+					${indicators.map((item, index) => html`<li key=${index}><${Indicator} label=${item.label} color=${item.color} /></li>`)}
+				</ul>`
+			: null}
+	</div>`;
+}

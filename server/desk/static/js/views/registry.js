@@ -1,0 +1,17 @@
+// Which module renders which kind of route (routes.js). Views load on first use (dynamic import), so
+// a cold start fetches only what the first page needs. Register a new kind with `registerView`
+// (the report view of issue 6 replaces "query-report").
+const loaders = new Map();
+
+export function registerView(kind, loader) {
+	loaders.set(kind, loader);
+}
+
+export function viewLoader(kind) {
+	return loaders.get(kind) || null;
+}
+
+registerView("home", () => import("./home.js"));
+registerView("list", () => import("./list/list_view.js"));
+registerView("form", () => import("./form/form_view.js"));
+registerView("query-report", () => import("./query_report.js"));
