@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from engine import permissions
-from engine.context import AUTOMATIC_ROLES
+from engine.constants import AUTOMATIC_ROLES
 from engine.permissions.roles import Grant, rights_for
 from engine.translation import translate
 
