@@ -150,5 +150,5 @@ async def client_get(client: httpx.AsyncClient, url: str) -> httpx.Response:
 
 def test_the_package_ships_the_desk() -> None:
     pyproject = (REPO / "pyproject.toml").read_text()
-    assert '"server.desk" = ["templates/*.html", "static/**/*"]' in pyproject
+    assert 'server = ["desk/templates/*.html", "desk/static/**/*"]' in pyproject
     assert '"playwright>=1.65,<2"' in pyproject
