@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import logging
 import signal
-import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.console import Console
 
+from engine.commands import COMMANDS
+from engine.commands._base import hold_embedded_mongod
 from engine.settings import Settings, get_settings
-
-if TYPE_CHECKING:
-    from engine.site_mongod import SharedMongod
 
 console = Console(stderr=True)
 
@@ -94,26 +92,9 @@ def serve(host: str, port: int, workers: int) -> None:
             held.release()
 
 
-def hold_embedded_mongod(settings: Settings) -> SharedMongod | None:
-    """Attach to (or start) the site's embedded mongod when the settings use it; None otherwise (or
-    when this machine has no mongod, where the site falls back to memory with a warning)."""
-    if settings.mongo_url or settings.memory_backend:
-        return None
-    from engine import embedded, site_mongod
-    from engine.commands._base import operator_errors
-
-    try:
-        with operator_errors():
-            try:
-                return site_mongod.attach(settings.data_dir / "mongo", durable=settings.durable_writes)
-            except embedded.EmbeddedUnavailable:
-                return None
-    except click.ClickException as e:
-        e.show()
-        sys.exit(e.exit_code)
-
-
-import engine.commands  # noqa: E402, F401  (adds get-app, install-app, new-app, build, ... to `main`)
+# get-app, install-app, new-app, build, worker, scheduler, start, ...
+for _command in COMMANDS:
+    main.add_command(_command)
 
 if __name__ == "__main__":
     main()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 from rich.console import Console
 
+from engine import embedded, site_mongod
 from engine import exceptions as exc
 from engine.settings import Settings, get_settings
 
@@ -101,3 +102,19 @@ def append_to_apps_txt(apps_txt: Path, name: str) -> bool:
     apps_txt.parent.mkdir(parents=True, exist_ok=True)
     apps_txt.write_text(f"{text}{name}\n", encoding="utf-8")
     return True
+
+
+def hold_embedded_mongod(settings: Settings) -> site_mongod.SharedMongod | None:
+    """Attach to (or start) the site's embedded mongod when the settings use it; None otherwise (or
+    when this machine has no mongod, where the site falls back to memory with a warning)."""
+    if settings.mongo_url or settings.memory_backend:
+        return None
+    try:
+        with operator_errors():
+            try:
+                return site_mongod.attach(settings.data_dir / "mongo", durable=settings.durable_writes)
+            except embedded.EmbeddedUnavailable:
+                return None
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)
