@@ -35,7 +35,7 @@ def main() -> None:
 def migrate(force: bool) -> None:
     """Sync doctype JSON to the database (meta, indexes), then run after_migrate hooks."""
     from engine.migrate import migrate as run_migrate
-    from engine.site import open_site
+    from engine.wiring import open_site
 
     async def go(settings: Settings) -> None:
         started = time.perf_counter()
@@ -72,7 +72,7 @@ def serve(host: str, port: int, workers: int) -> None:
             # each worker migrates on startup too; on a fresh database they would race (two creates of one
             # collection, two bootstraps), so migrate once here first and leave the workers nothing to do
             from engine.migrate import migrate as run_migrate
-            from engine.site import open_site
+            from engine.wiring import open_site
 
             async def go(settings: Settings) -> None:
                 site = await open_site(settings)

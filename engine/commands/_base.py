@@ -73,7 +73,7 @@ def run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
 
 @contextlib.asynccontextmanager
 async def opened_site(settings: Settings) -> AsyncIterator[Site]:
-    from engine.site import open_site
+    from engine.wiring import open_site
 
     site = await open_site(settings)
     try:

@@ -18,7 +18,7 @@ import logging
 import uuid
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
@@ -28,6 +28,7 @@ from redis.exceptions import RedisError
 from engine import exceptions as exc
 from engine.jobs import outbox, runner
 from engine.jobs.payload import DEFAULT_TIMEOUTS, QUEUES, JobPayload, dotted_path, resolve
+from engine.services import JobsBackend
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -56,11 +57,7 @@ def queue_key(site_name: str, queue: str) -> str:
     return f"fw:{site_name}:queue:{queue}"
 
 
-class Backend(Protocol):
-    async def submit(self, payload: JobPayload, *, at_front: bool) -> bool: ...
-    async def status(self, job_id: str) -> str | None: ...
-    async def owner(self, job_id: str) -> str | None: ...
-    async def close(self) -> None: ...
+Backend = JobsBackend  # the protocol lives in engine/services.py, so `Site` can declare its backend
 
 
 class InProcessBackend:
@@ -212,12 +209,12 @@ class ArqBackend:
 
 
 def backend_for(site: Site) -> Backend:
-    existing = getattr(site, "_jobs_backend", None)
+    existing = site._jobs_backend
     if existing is None:
         url = site.settings.redis_url
         existing = ArqBackend(site, url) if url else InProcessBackend(site)
-        site._jobs_backend = existing  # type: ignore[attr-defined]
-    return existing  # type: ignore[no-any-return]
+        site._jobs_backend = existing
+    return existing
 
 
 async def enqueue(ctx: Context, method: str | Callable[..., Any], queue: str = "default", timeout: float | None = None,

@@ -133,7 +133,7 @@ async def _enqueue(site: Site, event: ScheduledEvent, job_type: str, due: str) -
 
 
 async def run_scheduler(settings: Settings, *, once: bool = False) -> None:
-    from engine.site import open_site
+    from engine.wiring import open_site
 
     site = await open_site(settings)
     stop = asyncio.Event()
