@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine.meta.schema import CHILD_FIELDS, STANDARD_FIELDS, DocFieldSchema, Meta
+from engine.meta.workflows import WorkflowDef, load_workflows
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class MetaRegistry:
         self.check_interval = check_interval
         self._custom: dict[str, list[DocFieldSchema]] = {}
         self._cache: dict[str, Meta] = {}
-        self.workflows: dict[str, Any] = {}
+        self.workflows: dict[str, WorkflowDef] = {}
         self._version: int | None = None
         self._checked_at = 0.0
         # called after a bump, to tell the other processes (the site wires it to its cache bus)
@@ -128,8 +129,6 @@ class MetaRegistry:
                 log.error("Custom Field %s is ignored: %s", row.get("_id"), e)
                 continue
             custom.setdefault(dt, []).append(field)
-        from engine.workflow import load_workflows
-
         workflows = await load_workflows(self.db)
         for doctype, wf in workflows.items():
             if doctype not in self.apps.doctypes:
