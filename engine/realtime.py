@@ -15,7 +15,7 @@ from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
     from engine.site import Site
 
 
@@ -90,7 +90,7 @@ def doctype_room(doctype: str, *, every_row: bool) -> str:
     return f"doctype:{doctype}" if every_row else f"doctype:{doctype}:restricted"
 
 
-def notify_change(ctx: Context, doc: Document, *, deleted: bool = False) -> None:
+def notify_change(ctx: Context, doc: BaseDocument, *, deleted: bool = False) -> None:
     """`doc_update` to the document's room and `list_update` to its doctype's rooms, after commit.
     A restricted reader hears only that the doctype changed (its list reloads through the
     permission-checked API), never the name or author of a record it may not read."""

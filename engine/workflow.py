@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine import permissions
-from engine.documents.docstatus import Action
+from engine.documents.workflow_check import allowed_transitions, validate_on_save  # noqa: F401  (re-exported)
 from engine.meta.workflows import (  # noqa: F401  (re-exported: the definitions are meta)
     NO_STYLE_COLOUR,
     STYLE_COLOURS,
@@ -25,25 +25,11 @@ from engine.meta.workflows import (  # noqa: F401  (re-exported: the definitions
     style_colour,
     workflow_for,
 )
-from engine.safe_eval import safe_eval
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.documents.document import Document
-
-
-def _condition_holds(transition: Transition, doc: Document, ctx: Context) -> bool:
-    if not transition.condition:
-        return True
-    return bool(safe_eval(transition.condition, {"doc": doc.as_dict(), "user": ctx.user}))
-
-
-async def allowed_transitions(ctx: Context, doc: Document, wf: WorkflowDef) -> list[Transition]:
-    current = doc.get(wf.field) or wf.states[0].state
-    roles = await ctx.roles()
-    return [t for t in wf.transitions
-            if t.state == current and (ctx.is_admin or t.allowed in roles) and _condition_holds(t, doc, ctx)]
 
 
 async def get_transitions(ctx: Context, doc: Document) -> list[dict[str, Any]]:
@@ -79,39 +65,3 @@ async def apply_workflow(ctx: Context, doc: Document, action: str) -> Document:
     doc.flags["workflow_transition"] = transition
     await doc.save(ignore_permissions=True)
     return doc
-
-
-async def validate_on_save(ctx: Context, doc: Document, action: Action) -> None:
-    """A lifecycle step: keep `workflow_state` consistent with the workflow and docstatus."""
-    wf = workflow_for(ctx.site.meta, doc.doctype)
-    if wf is None:
-        return
-    state = doc.get(wf.field)
-    if action is Action.INSERT or (action is Action.SUBMIT and doc.is_new()):
-        first = wf.states[0]
-        if state and state != first.state:  # for everyone: Administrator too starts at the beginning
-            raise exc.WorkflowTransitionError(_("A new {0} must start in state {1}", _(doc.doctype), first.state),
-                                              field=wf.field)
-        doc.set(wf.field, state or first.state)
-        return
-    before = doc.stored_value(wf.field) or wf.states[0].state
-    if doc.flags.get("workflow_transition") is not None:
-        return
-    if state == before or not state:
-        if action in (Action.SUBMIT, Action.CANCEL):  # move to the first state matching the new docstatus
-            target = next((s for s in wf.states if s.doc_status == int(doc.docstatus)), None)
-            if target is not None:
-                doc.set(wf.field, target.state)
-        elif not state:
-            doc.set(wf.field, before)
-        return
-    roles = await ctx.roles()
-    ok = any(t.state == before and t.next_state == state and (ctx.is_admin or t.allowed in roles)
-             and _condition_holds(t, doc, ctx) for t in wf.transitions)
-    target = wf.state(state)
-    if not ok or target is None or target.doc_status != int(doc.docstatus or 0):
-        raise exc.WorkflowTransitionError(
-            _("Workflow state cannot change from {0} to {1} here; use a workflow action", before, state),
-            field=wf.field)
-
-

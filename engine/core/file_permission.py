@@ -23,14 +23,14 @@ from engine.query.ast import And, Cond, Node, Op, Or
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
     from engine.meta.schema import Meta
 
 MANAGER = "System Manager"
 READ_RIGHTS = frozenset({"read", "select", "report", "export", "print", "email", "share"})
 
 
-async def has_permission(ctx: Context, doc: Document, ptype: str) -> bool:
+async def has_permission(ctx: Context, doc: BaseDocument, ptype: str) -> bool:
     if MANAGER in await ctx.roles():
         return True
     target = (doc.get("attached_to_doctype"), doc.get("attached_to_name"))

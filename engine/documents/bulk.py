@@ -48,6 +48,7 @@ from engine import exceptions as exc
 from engine.clock import now_str
 from engine.documents import docstatus, lifecycle, store, validation
 from engine.meta import fieldtypes
+from engine.meta.workflows import workflow_for
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -133,8 +134,6 @@ class _Builder:
     hooks; what is the same for every row (controller, coercion plan, workflow) is looked up once."""
 
     def __init__(self, ctx: Context, meta: Meta, now: str, *, ignore_mandatory: bool) -> None:
-        from engine.workflow import workflow_for
-
         self.ctx = ctx
         self.meta = meta
         self.cls = ctx.site.apps.controller(meta.name)
