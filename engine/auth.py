@@ -18,6 +18,7 @@ from engine import cache_bus
 from engine import exceptions as exc
 from engine.constants import API_DIGEST_KEY, PASSWORD_KEY
 from engine.core import passwords
+from engine.db import AFTER
 from engine.sessions import CACHE_SECONDS, SESSIONS, Session, SessionStore  # noqa: F401  (re-exported)
 from engine.translation import _
 
@@ -39,8 +40,6 @@ async def site_secret(site: Site) -> bytes:
     if site.settings.secret_key:
         key = site.settings.secret_key.encode()
     else:
-        from engine.db import AFTER
-
         state = await site.db.collection(STATE).find_one_and_update(
             {"_id": "secret_key"}, {"$setOnInsert": {"value": secrets.token_hex(32)}}, upsert=True,
             return_document=AFTER)
@@ -65,8 +64,6 @@ async def _check_locked(site: Site, keys: list[str]) -> None:
 
 async def _record_failure(site: Site, keys: list[str]) -> None:
     """Count a failure; failures older than the window are forgotten (Frappe's allow_login_after_fail)."""
-    from engine.db import AFTER
-
     now = time.time()
     coll = site.db.collection(ATTEMPTS)
     for key in keys:

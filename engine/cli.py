@@ -12,15 +12,13 @@ import click
 from rich.console import Console
 
 from engine.commands import COMMANDS
-from engine.commands._base import hold_embedded_mongod
+from engine.commands._base import hold_embedded_mongod, run
 from engine.settings import Settings, get_settings
 
 console = Console(stderr=True)
 
 
 def _run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
-    from engine.commands._base import run
-
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return run(coro_factory)
 
@@ -34,6 +32,7 @@ def main() -> None:
 @click.option("--force", is_flag=True, help="Re-check every collection and index even if nothing changed.")
 def migrate(force: bool) -> None:
     """Sync doctype JSON to the database (meta, indexes), then run after_migrate hooks."""
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.migrate import migrate as run_migrate
     from engine.wiring import open_site
 

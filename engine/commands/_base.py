@@ -17,6 +17,7 @@ from rich.console import Console
 
 from engine import embedded, site_mongod
 from engine import exceptions as exc
+from engine.apps import read_apps_txt
 from engine.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -73,6 +74,7 @@ def run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
 
 @contextlib.asynccontextmanager
 async def opened_site(settings: Settings) -> AsyncIterator[Site]:
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.wiring import open_site
 
     site = await open_site(settings)
@@ -92,8 +94,6 @@ def status(message: str) -> Iterator[Progress]:
 def append_to_apps_txt(apps_txt: Path, name: str) -> bool:
     """Add `name` to apps.txt on its own line (the file first gets its missing final newline).
     Returns False when the app is already listed."""
-    from engine.apps import read_apps_txt
-
     if name in read_apps_txt(apps_txt):
         return False
     text = apps_txt.read_text(encoding="utf-8") if apps_txt.exists() else ""

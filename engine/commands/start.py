@@ -107,6 +107,7 @@ def start(host: str, port: int) -> None:
     Migrates first. A process that dies is restarted (after 0.5 s, doubling while it keeps failing);
     one that fails 5 times in a row within 10 s of starting stops everything (exit code 1).
     """
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.migrate import migrate
 
     settings = get_settings()

@@ -17,6 +17,7 @@ from engine import exceptions as exc
 from engine import naming, permissions, realtime
 from engine.clock import now_str
 from engine.context import unit_of_work
+from engine.core import passwords
 from engine.documents import docstatus, links, store, tree, validation, versioning, workflow_check
 from engine.documents.docstatus import Action
 from engine.meta import fieldtypes
@@ -194,8 +195,6 @@ async def validate_fields(op: Operation) -> None:
 
 
 async def _hash_passwords(doc: BaseDocument) -> None:
-    from engine.core import passwords
-
     for field in doc.meta.password_fields:
         value = doc._data.get(field.fieldname)
         if value and not passwords.is_hashed(value):

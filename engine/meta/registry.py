@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
+from engine.db import AFTER
 from engine.meta.schema import CHILD_FIELDS, STANDARD_FIELDS, DocFieldSchema, Meta
 from engine.meta.workflows import WorkflowDef, load_workflows
 from engine.translation import _
@@ -146,8 +147,6 @@ class MetaRegistry:
 
     async def bump(self) -> None:
         """Announce a meta change to every process, and apply it here at once."""
-        from engine.db import AFTER
-
         state = await self.db.collection(STATE_COLLECTION).find_one_and_update(
             {"_id": "meta"}, {"$inc": {"version": 1}}, upsert=True, return_document=AFTER)
         await self.reload()

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from engine import exceptions as exc
 from engine.callables import call_with_supported
 from engine.meta import fieldtypes
+from engine.meta.schema import RIGHTS
 from engine.permissions import core_rules, rows
 from engine.permissions.roles import Grant, rights_for
 from engine.translation import _
@@ -74,8 +75,6 @@ async def doctype_rights(ctx: Context, meta: Meta) -> dict[str, Any]:
     own documents. Child tables get {} (their rows are reached through the parent)."""
     if meta.istable:
         return {}
-    from engine.meta.schema import RIGHTS
-
     out: dict[str, Any] = {}
     own: list[str] = []
     for right in RIGHTS:
