@@ -21,8 +21,10 @@ from engine import exceptions as exc
 from engine.jobs import outbox, runner
 
 # the backends live in engine/jobs/backends.py; these names stay importable from here
+from engine.jobs.backends import ARQ_FUNCTION as ARQ_FUNCTION
 from engine.jobs.backends import IN_PROGRESS_PREFIX as IN_PROGRESS_PREFIX
 from engine.jobs.backends import JOB_PREFIX as JOB_PREFIX
+from engine.jobs.backends import RESULT_PREFIX as RESULT_PREFIX
 from engine.jobs.backends import ArqBackend as ArqBackend
 from engine.jobs.backends import Backend as Backend
 from engine.jobs.backends import InProcessBackend as InProcessBackend
