@@ -164,7 +164,9 @@ class BadRequestError(FwError):
 
 
 class TooManyRequestsError(FwError):
-    pass
+    """Too many failed credentials (a lockout). `retry_after`: seconds until it ends (`Retry-After`)."""
+
+    retry_after: int = 60
 
 
 class TransientError(FwError):

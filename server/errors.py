@@ -143,9 +143,8 @@ async def handle_fw_error(request: Request, error: Exception) -> Response:
         log.error("%s %s failed", request.method, request.url.path, exc_info=error)
     settings = request.app.state.settings
     headers = None
-    if status == 429:
-        headers = {"Retry-After": "60"}
-    elif isinstance(error, exc.ServiceUnavailableError):  # MongoDB or Redis away: nothing was committed
+    if isinstance(error, exc.TooManyRequestsError | exc.ServiceUnavailableError):
+        # a lockout's remaining seconds; MongoDB or Redis away (nothing was committed): a few seconds
         headers = {"Retry-After": str(error.retry_after)}
     return json_response(_body(request, error, _messages(request), developer_mode=settings.developer_mode,
                                lang=request_language(request)), status, headers=headers)
