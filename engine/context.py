@@ -6,8 +6,10 @@ Engine functions take `ctx` first. Only translation and logging read the ambient
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -39,6 +41,8 @@ class Context:
         # how long one list, count or aggregate query may run (ms; None: no limit). HTTP requests set
         # it from FW_QUERY_TIMEOUT_MS; jobs and commands run unbounded
         self.query_timeout_ms: int | None = None
+        # locks held until the outermost unit of work ends (committed or rolled back); None outside one
+        self.unit_locks: list[asyncio.Lock] | None = None
 
     @property
     def db(self) -> db.Database:
@@ -62,6 +66,7 @@ class Context:
         other = Context(self.site, user or self.user, lang=self.lang,
                         roles=self._roles if user in (None, self.user) else None)
         other.uow = self.uow
+        other.unit_locks = self.unit_locks
         other.query_timeout_ms = self.query_timeout_ms
         other.messages = self.messages
         other.response = self.response
@@ -124,6 +129,8 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
         return
     token = _current.set(ctx)
     language = translation.set_language(ctx.lang)
+    held: list[asyncio.Lock] = []
+    ctx.unit_locks = held
     try:
         async with db.transaction(ctx.db) as uow:
             ctx.uow = uow
@@ -132,15 +139,26 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
             finally:
                 ctx.uow = None
     finally:
+        ctx.unit_locks = None
+        for lock in held:  # after the commit (or rollback): the next holder reads what this unit wrote
+            lock.release()
         translation.reset_language(language)
         _current.reset(token)
 
 
+# how often a unit runs again because a save that sent no `modified` found its document changed
+# (engine/documents/concurrency.py): each time, another save of it finished, so this is a bound
+# against the improbable, not a budget a busy document uses up
+DOCUMENT_CHANGED_RERUNS = 100
+
+
 async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *, retries: int = 10) -> Any:
     """Run `fn` in a unit of work. The whole unit runs again after a write conflict (up to `retries`
-    times) and while the database fails over (`db.Retry` says when); a driver error that remains
-    becomes an engine exception (`DatabaseUnavailableError`, `TransientError`)."""
+    times), after a concurrent change to a document saved without `modified`, and while the database
+    fails over (`db.Retry` says when); a driver error that remains becomes an engine exception
+    (`DatabaseUnavailableError`, `TransientError`)."""
     retry: db.Retry | None = None
+    reruns = 0
     while True:
         uow: db.UnitOfWork | None = None
         try:
@@ -150,6 +168,14 @@ async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *,
         except Exception as e:
             if ctx.uow is not None:  # joined an enclosing unit: only the outermost one may run again
                 raise
+            if isinstance(e, exc.DocumentChangedError):  # nothing of it was written: run it on the new document
+                if reruns >= DOCUMENT_CHANGED_RERUNS:
+                    raise
+                reruns += 1
+                ctx.messages.clear()
+                ctx.response.clear()
+                await asyncio.sleep(random.uniform(0, 0.001 * min(reruns, 20)))  # (desynchronise the racers)
+                continue
             retry = retry or db.Retry(ctx.db, conflicts=retries)
             if await retry.again(e, uow):
                 ctx.messages.clear()

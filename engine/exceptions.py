@@ -26,6 +26,7 @@
     ├── BadRequestError                      malformed request body (400)
     ├── TooManyRequestsError
     ├── TransientError                       retryable: write conflict between transactions
+    │   └── DocumentChangedError             a save without `modified` met a concurrent change: runs again
     ├── QueryTimeoutError                    a request's query ran past FW_QUERY_TIMEOUT_MS
     ├── ServiceUnavailableError              a service fw needs is unreachable: retry later (503)
     │   ├── DatabaseUnavailableError         MongoDB: connection lost, no primary, selection timed out
@@ -171,6 +172,11 @@ class TooManyRequestsError(FwError):
 
 class TransientError(FwError):
     """A conflict between concurrent transactions; the unit of work may be retried."""
+
+
+class DocumentChangedError(TransientError):
+    """A save that sent no `modified` found the document changed since it read it: its unit of work
+    runs again on the fresh document (engine/documents/concurrency.py); 409 only if that never settles."""
 
 
 class QueryTimeoutError(FwError):
