@@ -27,6 +27,7 @@
     ├── TooManyRequestsError
     ├── TransientError                       retryable: write conflict between transactions
     │   └── DocumentChangedError             a save without `modified` met a concurrent change: runs again
+    ├── ResponseTooLargeError                an answer over FW_MAX_RESPONSE_BYTES (413)
     ├── QueryTimeoutError                    a request's query ran past FW_QUERY_TIMEOUT_MS
     ├── ServiceUnavailableError              a service fw needs is unreachable: retry later (503)
     │   ├── DatabaseUnavailableError         MongoDB: connection lost, no primary, selection timed out
@@ -177,6 +178,12 @@ class TransientError(FwError):
 class DocumentChangedError(TransientError):
     """A save that sent no `modified` found the document changed since it read it: its unit of work
     runs again on the fresh document (engine/documents/concurrency.py); 409 only if that never settles."""
+
+
+class ResponseTooLargeError(FwError):
+    """An answer over FW_MAX_RESPONSE_BYTES (413): the caller should ask for fewer rows or fields."""
+
+    title = "Data Too Large"
 
 
 class QueryTimeoutError(FwError):

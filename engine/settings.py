@@ -35,6 +35,12 @@ class Settings(BaseSettings):
         "longest a list, count or report query of an HTTP request may run before MongoDB stops it "
         "(QueryTimeoutError, 504); 0: no limit. Jobs and commands are not limited"))
     max_body_bytes: int = 25 * 1024 * 1024
+    max_query_fields: int = Field(default=500, ge=1, description=(
+        "most items a list query's `fields` may name (417 DataError above it): aliases can repeat a field "
+        "without end, and every column costs every row of the response"))
+    max_response_bytes: int = Field(default=32 * 1024 * 1024, ge=1024, description=(
+        "largest JSON response body; a bigger one answers 413 ResponseTooLargeError (ask for fewer rows or "
+        "fields). Above MongoDB's 16 MB document limit, so a write's own document always fits"))
     max_file_size: int = Field(default=10 * 1024 * 1024, ge=0, description=(
         "largest file `upload_file` accepts, in bytes (uploads are also bounded by max_body_bytes)"))
     frappe_aliases: bool = True

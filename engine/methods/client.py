@@ -45,12 +45,20 @@ async def load_for(ctx: Context, doctype: str, name: str, ptype: str = "read") -
     return doc
 
 
+# doctypes whose records only the framework writes (what was deleted, what changed, what failed, what
+# a job did): a record a client made up would be a lie in the audit trail, so none is created from
+# client data, whoever asks (Administrator included); reading and deleting them follow their DocPerms
+SYSTEM_WRITTEN = frozenset({"Deleted Document", "Version", "Error Log", "Scheduled Job Log"})
+
+
 def input_document(ctx: Context, doctype: str, data: Mapping[str, Any]) -> Document:
     """A new document from client data: `doctype` dropped, `name` kept only for Prompt/UUID naming.
     `amended_from` (read-only once saved) is what makes a new document an amendment of a cancelled one,
     named `<name>-1`, `-2`, ... (the engine checks the source and the caller's `amend` right)."""
     if not isinstance(data, Mapping):
         raise exc.DataError(_("Document data must be an object"))
+    if doctype in SYSTEM_WRITTEN:
+        raise exc.PermissionError(_("{0} records are written by the system and cannot be created", _(doctype)))
     meta = ctx.meta(doctype)
     writable = {"amended_from"} if meta.is_submittable else set()
     body = {k: v for k, v in data.items()
