@@ -35,6 +35,9 @@ class Settings(BaseSettings):
         "longest a list, count or report query of an HTTP request may run before MongoDB stops it "
         "(QueryTimeoutError, 504); 0: no limit. Jobs and commands are not limited"))
     max_body_bytes: int = 25 * 1024 * 1024
+    http_header_timeout: float = Field(default=10.0, ge=0, description=(
+        "seconds `fw serve` waits for a request's headers from the moment its connection opens (or, on a "
+        "kept-alive connection, from its first byte) before answering 408 and closing it; 0: no limit"))
     max_query_fields: int = Field(default=500, ge=1, description=(
         "most items a list query's `fields` may name (417 DataError above it): aliases can repeat a field "
         "without end, and every column costs every row of the response"))
