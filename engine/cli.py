@@ -85,7 +85,9 @@ def serve(host: str, port: int, workers: int) -> None:
         # (exit status -15/143); exit 0 instead: a requested stop that shut down cleanly is a success
         signal.signal(signal.SIGTERM, _exit_cleanly)
         uvicorn.run("server.app:create_app_from_env", factory=True, host=host, port=port, workers=workers,
-                    log_level="info", proxy_headers=True, access_log=False)
+                    log_level="info", access_log=False,
+                    proxy_headers=False,  # the app honours FW_FORWARDED_ALLOW_IPS itself
+                    http="server.http_protocol:HeaderTimeoutProtocol")  # FW_HTTP_HEADER_TIMEOUT
     finally:
         if held is not None:
             held.release()

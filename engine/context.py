@@ -7,12 +7,15 @@ Engine functions take `ctx` first. Only translation and logging read the ambient
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, NoReturn
 
 from engine import db, translation
+from engine import exceptions as exc
 from engine.site import Context
 
 _current: contextvars.ContextVar[Context] = contextvars.ContextVar("fw_context")
@@ -29,6 +32,8 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
         return
     token = _current.set(ctx)
     language = translation.set_language(ctx.lang)
+    held: list[asyncio.Lock] = []
+    ctx.unit_locks = held
     try:
         async with db.transaction(ctx.db) as uow:
             ctx.uow = uow
@@ -37,15 +42,26 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
             finally:
                 ctx.uow = None
     finally:
+        ctx.unit_locks = None
+        for lock in held:  # after the commit (or rollback): the next holder reads what this unit wrote
+            lock.release()
         translation.reset_language(language)
         _current.reset(token)
 
 
+# how often a unit runs again because a save that sent no `modified` found its document changed
+# (engine/documents/concurrency.py): each time, another save of it finished, so this is a bound
+# against the improbable, not a budget a busy document uses up
+DOCUMENT_CHANGED_RERUNS = 100
+
+
 async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *, retries: int = 10) -> Any:
     """Run `fn` in a unit of work. The whole unit runs again after a write conflict (up to `retries`
-    times) and while the database fails over (`db.Retry` says when); a driver error that remains
-    becomes an engine exception (`DatabaseUnavailableError`, `TransientError`)."""
+    times), after a concurrent change to a document saved without `modified`, and while the database
+    fails over (`db.Retry` says when); a driver error that remains becomes an engine exception
+    (`DatabaseUnavailableError`, `TransientError`)."""
     retry: db.Retry | None = None
+    reruns = 0
     while True:
         uow: db.UnitOfWork | None = None
         try:
@@ -55,6 +71,14 @@ async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *,
         except Exception as e:
             if ctx.uow is not None:  # joined an enclosing unit: only the outermost one may run again
                 raise
+            if isinstance(e, exc.DocumentChangedError):  # nothing of it was written: run it on the new document
+                if reruns >= DOCUMENT_CHANGED_RERUNS:
+                    raise
+                reruns += 1
+                ctx.messages.clear()
+                ctx.response.clear()
+                await asyncio.sleep(random.uniform(0, 0.001 * min(reruns, 20)))  # (desynchronise the racers)
+                continue
             retry = retry or db.Retry(ctx.db, conflicts=retries)
             if await retry.again(e, uow):
                 ctx.messages.clear()

@@ -172,6 +172,8 @@ class Context:
         # how long one list, count or aggregate query may run (ms; None: no limit). HTTP requests set
         # it from FW_QUERY_TIMEOUT_MS; jobs and commands run unbounded
         self.query_timeout_ms: int | None = None
+        # locks held until the outermost unit of work ends (committed or rolled back); None outside one
+        self.unit_locks: list[asyncio.Lock] | None = None
 
     @property
     def db(self) -> db.Database:
@@ -195,6 +197,7 @@ class Context:
         other = Context(self.site, user or self.user, lang=self.lang,
                         roles=self._roles if user in (None, self.user) else None)
         other.uow = self.uow
+        other.unit_locks = self.unit_locks
         other.query_timeout_ms = self.query_timeout_ms
         other.messages = self.messages
         other.response = self.response

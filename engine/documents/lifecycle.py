@@ -18,7 +18,7 @@ from engine import naming, permissions, realtime
 from engine.clock import now_str
 from engine.context import unit_of_work
 from engine.core import passwords
-from engine.documents import docstatus, links, store, tree, validation, versioning, workflow_check
+from engine.documents import concurrency, docstatus, links, store, tree, validation, versioning, workflow_check
 from engine.documents.docstatus import Action
 from engine.meta import fieldtypes
 from engine.translation import _
@@ -259,8 +259,16 @@ async def persist_update(op: Operation) -> None:
     if doc.meta.is_tree and (doc.meta.nsm_parent_field in set_ or doc.meta.nsm_parent_field in unset):
         set_["_ancestors"] = await tree.move(op.ctx, doc)
     final = op.final_write and not doc.meta.is_tree
-    matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected, final=final)
+    try:
+        matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected,
+                                     final=final)
+    except exc.TransientError as e:  # another transaction is writing it right now
+        if concurrency.wants_rerun(doc):
+            raise concurrency.changed_error(doc) from e
+        raise
     if not matched:
+        if concurrency.wants_rerun(doc):  # changed since it was read, and the client asked no check
+            raise concurrency.changed_error(doc)
         await _raise_not_latest(op)
     doc.flags["version_before"] = stored
     doc.mark_stored()
