@@ -1,5 +1,5 @@
 // Field-rule expressions (desk.md §4: `depends_on`, `mandatory_depends_on`, `read_only_depends_on`)
-// evaluated without `eval` or `new Function` (the CSP refuses both, and a doctype's meta must not run
+// evaluated without `eval` or a Function constructor (the CSP refuses both, and a doctype's meta must not run
 // code). A rule is a field name ("employee": true when that field has a value) or `eval:` followed by
 // the small part of JavaScript apps write:
 //   doc.<field>, parent.<field>, doc["field"], literals ("text", 'text', 12, 1.5, true, false, null,
