@@ -7,5 +7,6 @@ import "./check.js";
 import "./select.js";
 import "./date.js";
 import "./link.js";
+import "./grid.js";
 
 export { controlFor, hasControl, registerControl } from "./registry.js";
