@@ -8,5 +8,10 @@ import "./select.js";
 import "./date.js";
 import "./link.js";
 import "./grid.js";
+import "./table_multiselect.js";
+import "./duration.js";
+import "./rating.js";
+import "./text_editor.js";
+import "./attach.js";
 
 export { controlFor, hasControl, registerControl } from "./registry.js";
