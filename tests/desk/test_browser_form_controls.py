@@ -59,7 +59,7 @@ def test_the_grid_adds_edits_reorders_and_deletes_rows(page: Page, login_as: Cal
         page.goto("/app/scoring-settings")
         grid = page.get_by_role("table", name="Performance Level Thresholds")
         expect(grid).to_be_visible()
-        for row in range(grid.locator("tbody tr[aria-label]").count()):  # start empty
+        for _row in range(grid.locator("tbody tr[aria-label]").count()):  # start empty
             grid.get_by_role("button", name="Delete row 1").click()
         expect(grid.locator("tbody")).to_contain_text("No rows")
         page.get_by_role("button", name="Add Row").click()
