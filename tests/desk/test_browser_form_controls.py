@@ -198,3 +198,25 @@ def test_duration_rating_text_editor_and_attach(page: Page, login_as: Callable[.
     page.reload()
     expect(page.get_by_label("Handling Time")).to_have_value("1h 30m")
     expect(page.get_by_role("group", name="Severity").get_by_role("radio", name="4 stars")).to_be_checked()
+
+
+def test_the_sidebar_shows_who_attachments_and_activity(page: Page, login_as: Callable[..., None],
+                                                        desk_server: DeskServer) -> None:
+    from tests.desk.test_browser_form import new_draft
+
+    draft = new_draft(desk_server, "first words")
+    login_as("warehouse")
+    page.goto(f"/app/warehouse-violation/{draft['name']}")
+    sidebar = page.get_by_role("complementary", name="Document information")
+    expect(sidebar).to_contain_text("Created by Warehouse Manager")
+    page.get_by_label("Description").fill("<b>second</b> words")
+    page.get_by_role("button", name="Save").click()
+    activity = sidebar.get_by_role("list").last
+    expect(activity).to_contain_text("Warehouse Manager changed Description from first words to <b>second</b> words")
+    sidebar.get_by_label("Attach a file").set_input_files(
+        {"name": "note.txt", "mimeType": "text/plain", "buffer": b"a note"})
+    expect(sidebar.get_by_role("link", name="note.txt")).to_be_visible()
+    sidebar.get_by_role("button", name="Remove note.txt").click()
+    page.get_by_role("dialog", name="Remove").get_by_role("button", name="Yes").click()
+    expect(sidebar.get_by_role("link", name="note.txt")).to_have_count(0)
+    expect(sidebar).to_contain_text("No attachments")

@@ -89,3 +89,27 @@ test("attachments: the file's name, and only safe URLs linked", async () => {
 	assert.equal(safeFileUrl("javascript:alert(1)"), false);
 	assert.equal(safeFileUrl("//evil.example/a"), false);
 });
+
+test("the sidebar's timeline: a version as lines of text", async () => {
+	const { versionLines } = await import("../../../server/desk/static/js/views/form/sidebar.js");
+	const meta = { fields: [
+		{ fieldname: "description", fieldtype: "Small Text", label: "Description" },
+		{ fieldname: "penalty_points", fieldtype: "Float", label: "Penalty Points", precision: 2 },
+		{ fieldname: "thresholds", fieldtype: "Table", label: "Thresholds" },
+	] };
+	const names = { "a@x": "Ada" };
+	const lines = (data) => versionLines({ owner: "a@x", data: JSON.stringify(data) }, meta, (u) => names[u] || u);
+	assert.deepEqual(lines({ created: true }), ["Ada created this"]);
+	assert.deepEqual(lines({ changed: [["description", null, "<b>x</b>"], ["penalty_points", 1, 2.5]] }), [
+		"Ada changed Description from (empty) to <b>x</b>",
+		"Ada changed Penalty Points from 1.00 to 2.50",
+	]);
+	assert.deepEqual(lines({ changed: [["a", 1, 2], ["b", 1, 2], ["c", 1, 2], ["d", 1, 2], ["e", 1, 2]] }).slice(-1), [
+		"Ada changed 2 more fields",
+	]);
+	assert.deepEqual(lines({ added: [["thresholds", {}], ["thresholds", {}]], removed: [["thresholds", {}]] }), [
+		"Ada added rows to Thresholds",
+		"Ada removed rows from Thresholds",
+	]);
+	assert.deepEqual(versionLines({ owner: "z", data: "not json" }, meta), []);
+});

@@ -29,6 +29,7 @@ import { useDocWatch } from "./doc_watch.js";
 import { takeDraft } from "./drafts.js";
 import { buildLayout, FormLayout } from "./layout.js";
 import { saveForm } from "./save.js";
+import { FormSidebar, refreshDocinfo } from "./sidebar.js";
 import { allowedTransitions, fetchTransitions, needsServer, workflowOf } from "./workflow.js";
 
 const STASH_PREFIX = "fw:unsaved:";
@@ -107,6 +108,7 @@ export default function FormView({ route }) {
 
 /** After an action changed the document: the scripts' refresh, the URL naming the document. */
 async function refreshForm(frm) {
+	refreshDocinfo(frm).catch((error) => console.error(error));
 	await runEvent(frm, "refresh");
 	const url = formUrl(frm.doctype, frm.docname, slug);
 	if (!frm.is_new() && !frm.meta.issingle && location.pathname !== url) replaceLocation(url);
@@ -121,6 +123,7 @@ async function runAction(frm, action) {
 	return saveForm(frm, {
 		onSaved: (form, wasNew) => {
 			if (wasNew) replaceLocation(formUrl(form.doctype, form.docname, slug));
+			refreshDocinfo(form).catch((error) => console.error(error));
 		},
 	});
 }
@@ -231,12 +234,15 @@ function FormPage({ frm }) {
 		${watch.notice}
 		${frm.intro ? html`<div class=${`form-intro ${frm.intro.color}`} role="note">${frm.intro.text}</div>` : null}
 		<${Dashboard} frm=${frm} />
-		<form class="form-body" novalidate onSubmit=${(e) => {
-			e.preventDefault();
-			save();
-		}}>
-			<${FormLayout} frm=${frm} layout=${layout} />
-		</form>
+		<div class="form-columns">
+			<form class="form-body" novalidate onSubmit=${(e) => {
+				e.preventDefault();
+				save();
+			}}>
+				<${FormLayout} frm=${frm} layout=${layout} />
+			</form>
+			<${FormSidebar} frm=${frm} />
+		</div>
 	</${Page}>`;
 }
 
