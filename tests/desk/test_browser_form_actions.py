@@ -199,3 +199,23 @@ def test_someone_elses_change_reaches_the_open_form(page: Page, login_as: Callab
     expect(description).to_have_value("changed again elsewhere")
     expect(notice).to_be_hidden()
     expect(pill(page)).to_have_text("Draft")
+
+
+def test_waiving_cancels_with_the_alert_naming_the_employee(page: Page, login_as: Callable[..., None],
+                                                            desk_server: DeskServer) -> None:
+    appealed = api_rows(desk_server, "Warehouse Violation", filters=[["workflow_state", "=", "Appealed"]],
+                        fields=["name", "employee_name"], limit=1)[0]
+    login_as("reviewer")
+    page.goto(f"/app/warehouse-violation/{appealed['name']}")
+    expect(pill(page)).to_have_text("Appealed")
+    page.get_by_role("button", name="Actions").click()
+    menu = page.get_by_role("menu", name="Actions")
+    expect(menu.get_by_role("menuitem")).to_have_text(["Uphold", "Waive"])
+    menu.get_by_role("menuitem", name="Waive").click()
+    expect(pill(page)).to_have_text("Waived")
+    expect(pill(page)).to_have_class(re.compile(r"\bred\b"))
+    # the interface spec's alert on cancel, naming the employee
+    expect(page.get_by_role("status").filter(has_text="cancelled")).to_contain_text(
+        f"Violation of {appealed['employee_name']} cancelled")
+    expect(page.get_by_role("button", name="Actions")).to_have_count(0)  # Waived is the end
+    expect(page.get_by_role("button", name="Amend")).to_have_count(0)  # HR Reviewer has no amend right

@@ -220,3 +220,28 @@ def test_the_sidebar_shows_who_attachments_and_activity(page: Page, login_as: Ca
     page.get_by_role("dialog", name="Remove").get_by_role("button", name="Yes").click()
     expect(sidebar.get_by_role("link", name="note.txt")).to_have_count(0)
     expect(sidebar).to_contain_text("No attachments")
+
+
+def test_a_field_above_the_users_permlevel_is_not_shown(page: Page, login_as: Callable[..., None],
+                                                        desk_server: DeskServer) -> None:
+    with desk_server.api() as client:
+        r = client.post("/api/method/fw.client.insert", json={"doc": {
+            "doctype": "Custom Field", "dt": "Warehouse Violation Type", "fieldname": "internal_code",
+            "fieldtype": "Data", "label": "Internal Code", "permlevel": 1, "insert_after": "penalty_points"}})
+        assert r.status_code == 200, r.text
+        field = r.json()["message"]["name"]
+    try:
+        with desk_server.api() as client:
+            r = client.put("/api/resource/Warehouse Violation Type/Late Scan", json={"internal_code": "LS-1"})
+            assert r.status_code == 200, r.text
+        login_as("reviewer")  # reads violation types at level 0 only: the server leaves the field out
+        page.goto("/app/warehouse-violation-type/Late Scan")
+        expect(page.get_by_label("Penalty Points")).to_be_visible()
+        expect(page.get_by_label("Internal Code")).to_have_count(0)
+        page.context.clear_cookies()
+        login_as("Administrator")
+        page.goto("/app/warehouse-violation-type/Late Scan")
+        expect(page.get_by_label("Internal Code")).to_have_value("LS-1")
+    finally:
+        with desk_server.api() as client:
+            client.post("/api/method/fw.client.delete", json={"doctype": "Custom Field", "name": field})
