@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fw.meta")
 STATE_COLLECTION = "_fw_state"
-CUSTOM_FIELD_KEYS = frozenset(DocFieldSchema.model_fields) | {"insert_after", "module"}
+# the field rules the Desk evaluates (DocFieldSchema keeps them as extra keys, uninterpreted)
+CUSTOM_FIELD_KEYS = frozenset(DocFieldSchema.model_fields) | {"insert_after", "module", "depends_on",
+                                                              "mandatory_depends_on", "read_only_depends_on"}
 LINK_TYPES = frozenset({"Link", "Table", "Table MultiSelect"})
 RESERVED_FIELDNAMES = frozenset(STANDARD_FIELDS) | frozenset(CHILD_FIELDS) | {"doctype"}
 
