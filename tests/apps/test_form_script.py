@@ -33,7 +33,8 @@ def fixture_workflow() -> dict[str, object]:
     styles = {s["name"]: s.get("style") for s in json.loads((FIXTURES / "workflow_state.json").read_text())}
     states = [{"state": s["state"], "doc_status": int(s.get("doc_status") or 0), "style": styles.get(s["state"]),
                "color": style_colour(styles.get(s["state"]))} for s in workflow["states"]]
-    return {"name": workflow["name"], "field": workflow.get("workflow_state_field") or "workflow_state", "states": states}
+    field = workflow.get("workflow_state_field") or "workflow_state"
+    return {"name": workflow["name"], "field": field, "states": states}
 
 
 def test_node_tests_of_the_colour_and_button_rules() -> None:

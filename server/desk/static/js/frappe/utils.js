@@ -25,8 +25,9 @@ export function flt(value, precision) {
 	else number = Number(value);
 	if (!Number.isFinite(number)) number = 0;
 	if (precision === undefined || precision === null) return number;
+	// half away from zero (2.675 → 2.68, -2.5 → -3), past binary fractions' representation error
 	const factor = 10 ** Number(precision);
-	return Math.round((number + Number.EPSILON * Math.sign(number)) * factor) / factor;
+	return (Math.sign(number) * Math.round(Math.abs(number) * factor * (1 + Number.EPSILON))) / factor;
 }
 
 /** Frappe's `cint`: an integer (0 for anything else). */

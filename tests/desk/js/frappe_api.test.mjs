@@ -1,0 +1,193 @@
+// frappe.db (one fw.client call each, answers shaped as Frappe's), frappe.model (values of the open
+// form go through frm, so events fire) and the frm's child tables (`<table>_add`, `<table>_remove`,
+// child field events with frm, cdt, cdn), savesubmit's event order, Link queries of child columns.
+import assert from "node:assert/strict";
+import test from "node:test";
+import { loadBoot } from "../../../server/desk/static/js/boot.js";
+import { makeDb } from "../../../server/desk/static/js/frappe/db.js";
+import { Form } from "../../../server/desk/static/js/frappe/form.js";
+import { clearHandlers, on } from "../../../server/desk/static/js/frappe/form_events.js";
+import { makeModel } from "../../../server/desk/static/js/frappe/model.js";
+import { cachedMeta, getMeta } from "../../../server/desk/static/js/meta.js";
+import { locals } from "../../../server/desk/static/js/model.js";
+
+const parentMeta = {
+	name: "Scoring Settings", modified: "m1", is_submittable: 1,
+	fields: [
+		{ fieldname: "title", fieldtype: "Data" },
+		{ fieldname: "thresholds", fieldtype: "Table", options: "Performance Level Threshold" },
+	],
+};
+const childMeta = {
+	name: "Performance Level Threshold", modified: "m1", istable: 1,
+	fields: [
+		{ fieldname: "level", fieldtype: "Select", options: "Low\nHigh", reqd: 1 },
+		{ fieldname: "min_score", fieldtype: "Float", default: "35" },
+		{ fieldname: "employee", fieldtype: "Link", options: "Employee" },
+	],
+};
+
+function fakeCall(answers) {
+	const calls = [];
+	const call = async (method, args, options) => {
+		calls.push([method, args, options.httpMethod]);
+		const answer = answers[method];
+		return typeof answer === "function" ? answer(args) : answer;
+	};
+	return { calls, call };
+}
+
+test("frappe.db: each helper is one fw.client call, answered as Frappe answers", async () => {
+	const { calls, call } = fakeCall({
+		"fw.client.get_value": (args) => ({ message: args.filters === "missing" ? {} : { name: "HR-EMP-1", employee_name: "Ada" } }),
+		"fw.client.get_list": { message: [{ name: "A" }] },
+		"fw.client.get": { message: { name: "HR-EMP-1", doctype: "Employee" } },
+		"fw.client.get_count": { message: 7 },
+		"fw.client.set_value": { message: { name: "HR-EMP-1", status: "Left" } },
+		"fw.client.insert": { message: { name: "HR-EMP-9" } },
+		"fw.client.delete": { message: null },
+	});
+	const db = makeDb(call);
+	let seen = null;
+	const value = await db.get_value("Employee", "HR-EMP-1", ["employee_name"], (message) => (seen = message));
+	assert.deepEqual(value, { message: { name: "HR-EMP-1", employee_name: "Ada" } });
+	assert.deepEqual(seen, value.message);
+	assert.deepEqual(calls[0], ["fw.client.get_value", { doctype: "Employee", fieldname: '["employee_name"]', filters: "HR-EMP-1" }, "GET"]);
+	await db.get_value("Employee", { status: "Active" }, "name");
+	assert.equal(calls[1][1].filters, '{"status":"Active"}');
+	assert.deepEqual(await db.get_list("Employee", { fields: ["name"], filters: { status: "Active" }, limit: 5, order_by: "name asc" }), [{ name: "A" }]);
+	assert.deepEqual(calls[2][1], { doctype: "Employee", fields: '["name"]', filters: '{"status":"Active"}', order_by: "name asc", limit_page_length: 5 });
+	assert.equal((await db.get_doc("Employee", "HR-EMP-1")).name, "HR-EMP-1");
+	assert.equal(await db.exists("Employee", "HR-EMP-1"), "HR-EMP-1");
+	assert.equal(await db.exists("Employee", "missing"), false);
+	assert.equal(await db.count("Employee", { filters: { status: "Active" } }), 7);
+	assert.equal(calls.at(-1)[1].filters, '{"status":"Active"}');
+	const set = await db.set_value("Employee", "HR-EMP-1", "status", "Left");
+	assert.equal(set.message.status, "Left");
+	assert.deepEqual(calls.at(-1), ["fw.client.set_value", { doctype: "Employee", name: "HR-EMP-1", fieldname: "status", value: "Left" }, "POST"]);
+	await db.set_value("Employee", "HR-EMP-1", { status: "Left", branch: "B" });
+	assert.equal(calls.at(-1)[1].fieldname, '{"status":"Left","branch":"B"}');
+	assert.equal((await db.insert({ doctype: "Employee" })).name, "HR-EMP-9");
+	await db.delete_doc("Employee", "HR-EMP-9");
+	assert.deepEqual(calls.at(-1), ["fw.client.delete", { doctype: "Employee", name: "HR-EMP-9" }, "POST"]);
+});
+
+async function loadMetas() {
+	const store = new Map();
+	globalThis.localStorage = {
+		getItem: (key) => store.get(key) ?? null,
+		setItem: (key, value) => store.set(key, value),
+		removeItem: (key) => store.delete(key),
+		key: (i) => [...store.keys()][i],
+		get length() {
+			return store.size;
+		},
+	};
+	loadBoot({ user: "a@example.com", lang: "en", roles: ["System Manager"], meta_version: "v1", meta_modified: { [parentMeta.name]: "m1", [childMeta.name]: "m1" },
+		rights: { [parentMeta.name]: { read: 1, write: 1, create: 1, submit: 1 } }, doctypes: {} });
+	store.set(`fw:meta:en:${parentMeta.name}`, JSON.stringify({ version: "v1", docs: [parentMeta, childMeta] }));
+	await getMeta(parentMeta.name);
+	assert.ok(cachedMeta(childMeta.name));
+}
+
+test("child tables: add_row, remove_row and child field events with frm, cdt, cdn", async () => {
+	await loadMetas();
+	clearHandlers();
+	const seen = [];
+	on(childMeta.name, {
+		thresholds_add: (frm, cdt, cdn) => seen.push(["add", cdt, locals[cdt][cdn].min_score]),
+		min_score: (frm, cdt, cdn) => seen.push(["min_score", cdn === frm.doc.thresholds[0].name, locals[cdt][cdn].min_score]),
+		before_thresholds_remove: (frm, cdt, cdn) => seen.push(["before remove", frm.doc.thresholds.length]),
+	});
+	on(parentMeta.name, { thresholds_remove: (frm) => seen.push(["removed", frm.doc.thresholds.length]) });
+	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "Scoring Settings", docstatus: 0, modified: "x",
+		thresholds: [{ name: "row-1", level: "Low", min_score: 0, idx: 1 }] });
+	assert.equal(locals[childMeta.name]["row-1"].doctype, childMeta.name, "loaded rows are in locals");
+	const row = await frm.add_row("thresholds", { level: "High" });
+	assert.deepEqual(seen, [["add", childMeta.name, 35]]);
+	assert.deepEqual([row.parent, row.parentfield, row.parenttype, row.idx, row.__islocal], ["Scoring Settings", "thresholds", parentMeta.name, 2, 1]);
+	assert.equal(frm.is_dirty(), true);
+	const model = makeModel({ db: makeDb(async () => ({})), getMeta, cachedMeta, currentForm: () => frm });
+	await model.set_value(childMeta.name, "row-1", "min_score", 40);
+	assert.deepEqual(seen.at(-1), ["min_score", true, 40]);
+	assert.equal(frm.doc.thresholds[0].min_score, 40);
+	await model.set_value(childMeta.name, "row-1", "min_score", 40); // unchanged: no event
+	assert.equal(seen.length, 2);
+	assert.equal(await model.get_value(childMeta.name, "row-1", "level"), "Low");
+	await frm.remove_row("thresholds", "row-1");
+	assert.deepEqual(seen.slice(2), [["before remove", 2], ["removed", 1]]);
+	assert.deepEqual(frm.doc.thresholds.map((r) => r.idx), [1]);
+	assert.equal(locals[childMeta.name]["row-1"], undefined);
+	const plain = frm.add_child("thresholds");
+	assert.equal(seen.length, 4, "frm.add_child fires no event (as Frappe's)");
+	assert.equal(plain.min_score, 35);
+	frm.clear_table("thresholds");
+	assert.deepEqual(frm.doc.thresholds, []);
+	assert.throws(() => frm.add_child("title"), /not a table/);
+});
+
+test("frappe.model on the open form fires its events; other documents change in locals", async () => {
+	await loadMetas();
+	clearHandlers();
+	const seen = [];
+	on(parentMeta.name, { title: (frm) => seen.push(frm.doc.title) });
+	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "Scoring Settings", docstatus: 0, modified: "x" });
+	const model = makeModel({ db: makeDb(async () => ({ message: { status: "Active" } })), getMeta, cachedMeta, currentForm: () => frm });
+	await model.set_value(parentMeta.name, "Scoring Settings", "title", "T1");
+	assert.deepEqual(seen, ["T1"]);
+	locals.Employee = { "HR-EMP-1": { doctype: "Employee", name: "HR-EMP-1", status: "Active" } };
+	await model.set_value("Employee", "HR-EMP-1", { status: "Left" });
+	assert.equal(locals.Employee["HR-EMP-1"].status, "Left");
+	assert.equal(await model.get_value("Employee", "HR-EMP-2", "status"), "Active", "not in locals: the server");
+	assert.equal(model.is_submittable(parentMeta.name), true);
+	const row = model.add_child(frm.doc, childMeta.name, "thresholds");
+	assert.equal(frm.doc.thresholds[0], row);
+	let loaded = false;
+	await model.with_doctype(parentMeta.name, () => (loaded = true));
+	assert.ok(loaded);
+});
+
+test("savesubmit's events: validate, before_submit, the server, on_submit, refresh; a false validated stops", async () => {
+	await loadMetas();
+	clearHandlers();
+	globalThis.window = { frappe: { validated: true } };
+	const order = [];
+	let stop = false;
+	on(parentMeta.name, {
+		validate: () => order.push("validate"),
+		before_submit: () => {
+			order.push("before_submit");
+			if (stop) window.frappe.validated = false;
+		},
+		on_submit: (frm) => order.push(`on_submit ${frm.doc.docstatus}`),
+		refresh: () => order.push("refresh"),
+	});
+	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-1", docstatus: 0, modified: "x" });
+	const ok = await frm._docstatusAction(["validate", "before_submit"], "on_submit", async () => {
+		order.push("server");
+		return { doctype: parentMeta.name, name: "S-1", docstatus: 1, modified: "y" };
+	});
+	assert.equal(ok, true);
+	assert.deepEqual(order, ["validate", "before_submit", "server", "on_submit 1", "refresh"]);
+	order.length = 0;
+	stop = true;
+	const stopped = await frm._docstatusAction(["validate", "before_submit"], "on_submit", async () => order.push("server"));
+	assert.equal(stopped, false);
+	assert.deepEqual(order, ["validate", "before_submit"]);
+	delete globalThis.window;
+});
+
+test("set_query on a child table's column; grid.get_field(...).get_query", async () => {
+	await loadMetas();
+	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-2", docstatus: 0, modified: "x" });
+	frm.set_query("employee", "thresholds", (doc, cdt, cdn) => ({ filters: { company: doc.title, row: cdn } }));
+	frm.doc.title = "C1";
+	assert.deepEqual(frm.link_query("employee", childMeta.name, "r-1", "thresholds"), { filters: { company: "C1", row: "r-1" } });
+	assert.deepEqual(frm.link_query("employee"), {}, "the parent has no such query");
+	frm.fields_dict.thresholds.grid.get_field("level").get_query = () => ({ filters: { x: 1 } });
+	assert.deepEqual(frm.link_query("level", childMeta.name, "r-1", "thresholds"), { filters: { x: 1 } });
+	frm.set_df_property("min_score", "read_only", 1, "r-1", "thresholds");
+	assert.equal(frm.get_child_docfield("thresholds", "min_score").read_only, 1);
+	assert.equal(frm.get_docfield("min_score"), null, "not a parent field");
+	assert.equal(frm.has_perm("submit"), true);
+});
