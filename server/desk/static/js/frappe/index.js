@@ -4,7 +4,7 @@
 // (frappe.db), `model.js` (frappe.model), `datetime.js`, `utils.js` (frappe.utils, frappe.format),
 // `dialog.js` (frappe.ui.Dialog, frappe.prompt), `form.js` (frm), `form_events.js` (form.on).
 import { call as apiCall, request } from "../api.js";
-import { boot, hasRole } from "../boot.js";
+import { boot, doctypeInfo, hasRole } from "../boot.js";
 import { __ } from "../i18n.js";
 import { docIndicator } from "../indicators.js";
 import { cachedMeta, getField, getMeta } from "../meta.js";
@@ -73,9 +73,17 @@ export function getIndicator(doc, doctype, listviewSettings = {}) {
 
 export function installFrappe(target = window) {
 	const frappe = target.frappe && typeof target.frappe === "object" ? target.frappe : {};
-	const call = (method, args, options) => apiCall(method, args, options);
+	// frappe.db's calls go through frappe.call in Frappe: a refused one shows the server's message
+	const call = async (method, args, options) => {
+		try {
+			return await apiCall(method, args, options);
+		} catch (error) {
+			showError(error);
+			throw error;
+		}
+	};
 	const db = makeDb(call);
-	const model = makeModel({ db, getMeta, cachedMeta, currentForm: () => target.cur_frm || null, user: () => boot.user });
+	const model = makeModel({ db, getMeta, cachedMeta, currentForm: () => target.cur_frm || null, user: () => boot.user, doctypeInfo });
 	Object.assign(frappe, {
 		boot,
 		provide: (path) => provide(target, path),

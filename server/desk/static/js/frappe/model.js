@@ -1,10 +1,11 @@
 // `frappe.model`: documents on the client. Values of the open form go through its `frm` (so change
 // events fire, as in Frappe); other documents are read from `locals` or, missing there, the server
 // (`frappe.db`). `makeModel({db, getMeta, cachedMeta, currentForm})` takes what it needs, so
-// `node --test` covers it with fakes.
+// `node --test` covers it with fakes. `doctypeInfo(doctype)` is the boot's summary of a doctype whose
+// meta is not loaded.
 import { locals, newDoc } from "../model.js";
 
-export function makeModel({ db, getMeta, cachedMeta, currentForm, user = () => null }) {
+export function makeModel({ db, getMeta, cachedMeta, currentForm, user = () => null, doctypeInfo = () => null }) {
 	/** The open form showing `doctype`/`name` (the document itself or one of its child rows). */
 	function formOf(doctype, name) {
 		const frm = currentForm();
@@ -94,8 +95,8 @@ export function makeModel({ db, getMeta, cachedMeta, currentForm, user = () => n
 		},
 
 		is_submittable(doctype) {
-			const meta = cachedMeta(doctype);
-			return Boolean(meta && meta.is_submittable);
+			const meta = cachedMeta(doctype) || doctypeInfo(doctype); // the boot knows every doctype's
+			return Boolean(meta && Number(meta.is_submittable));
 		},
 
 		is_new(doc) {
