@@ -39,7 +39,8 @@ EMPLOYEE_SCRIPT = """() => {
                     args: {doctype: "Company", filters: frm.doc.company, fieldname: "name"}});
                 frappe.show_alert({message: `Branches of ${r.message.name}: ${n}`, indicator: "green"});
             });
-            frm.add_custom_button("Greet", () => frappe.msgprint({title: "Hello", message: frm.doc.employee_name}), "Tools");
+            const greet = () => frappe.msgprint({title: "Hello", message: frm.doc.employee_name});
+            frm.add_custom_button("Greet", greet, "Tools");
             frm.set_query("branch", () => ({filters: {company: frm.doc.company}}));
         },
         onload_post_render: () => seen("onload_post_render"),
@@ -147,7 +148,8 @@ def test_frappe_namespace_reaches_the_server(page: Page, login_as: Callable[...,
     expect(page.get_by_role("heading", level=1, name="Home")).to_be_visible()
     result = page.evaluate("""async ([name, company]) => {
         const value = await frappe.db.get_value("Employee", name, ["employee_name", "company"]);
-        const branches = await frappe.db.get_list("Branch", {filters: {company}, fields: ["name"], order_by: "name asc"});
+        const branches = await frappe.db.get_list("Branch",
+            {filters: {company}, fields: ["name"], order_by: "name asc"});
         const doc = await frappe.db.get_doc("Employee", name);
         const set = await frappe.db.set_value("Employee", name, "status", "Left");
         await frappe.model.with_doctype("Employee");
@@ -177,8 +179,9 @@ def test_frappe_namespace_reaches_the_server(page: Page, login_as: Callable[...,
         "value": {"employee_name": "Dora Db", "company": company},
         "branches": [f"{company} North", f"{company} South"], "doc": "DB-1", "exists": employee["name"],
         "missing": False, "count": 2, "set": "Left", "xcall": {"status": "Left"}, "meta": "Employee",
-        "submittable": [True, False], "indicator": ["Pending", "orange", "workflow_state,=,Pending"], "days": "2024-02-29",
-        "month_end": "2024-02-29", "formatted": "Yes", "escaped": "&lt;b&gt;", "flt": 2.68, "has_role": True,
+        "submittable": [True, False], "indicator": ["Pending", "orange", "workflow_state,=,Pending"],
+        "days": "2024-02-29", "month_end": "2024-02-29", "formatted": "Yes", "escaped": "&lt;b&gt;", "flt": 2.68,
+        "has_role": True,
     }
     # a refused call rejects, and the server's message is shown
     failed = page.evaluate("""() => frappe.db.set_value("Employee", "HR-EMP-NOPE", "status", "Left")
