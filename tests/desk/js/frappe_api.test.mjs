@@ -1,6 +1,6 @@
 // frappe.db (one fw.client call each, answers shaped as Frappe's), frappe.model (values of the open
 // form go through frm, so events fire) and the frm's child tables (`<table>_add`, `<table>_remove`,
-// child field events with frm, cdt, cdn), savesubmit's event order, Link queries of child columns.
+// child field events with frm, cdt, cdn), savesubmit handing over to the view, Link queries of child columns.
 import assert from "node:assert/strict";
 import test from "node:test";
 import { loadBoot } from "../../../server/desk/static/js/boot.js";
@@ -147,34 +147,30 @@ test("frappe.model on the open form fires its events; other documents change in 
 	assert.ok(loaded);
 });
 
-test("savesubmit's events: validate, before_submit, the server, on_submit, refresh; a false validated stops", async () => {
+test("savesubmit and savecancel hand the action to the view (which runs the events), then the callback", async () => {
 	await loadMetas();
-	clearHandlers();
-	globalThis.window = { frappe: { validated: true } };
-	const order = [];
-	let stop = false;
-	on(parentMeta.name, {
-		validate: () => order.push("validate"),
-		before_submit: () => {
-			order.push("before_submit");
-			if (stop) window.frappe.validated = false;
+	const asked = [];
+	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-1", docstatus: 0, modified: "x" }, {
+		onSave: async (form, action) => {
+			asked.push(action);
+			return action === "Submit";
 		},
-		on_submit: (frm) => order.push(`on_submit ${frm.doc.docstatus}`),
-		refresh: () => order.push("refresh"),
 	});
-	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-1", docstatus: 0, modified: "x" });
-	const ok = await frm._docstatusAction(["validate", "before_submit"], "on_submit", async () => {
-		order.push("server");
-		return { doctype: parentMeta.name, name: "S-1", docstatus: 1, modified: "y" };
+	let answered = null;
+	assert.equal(await frm._viewAction("Submit", (r) => (answered = r.message.name)), true);
+	assert.equal(answered, "S-1");
+	answered = null;
+	assert.equal(await frm._viewAction("Cancel", (r) => (answered = r)), false);
+	assert.equal(answered, null, "no callback when it failed");
+	assert.deepEqual(asked, ["Submit", "Cancel"]);
+	const failing = new Form(parentMeta, { doctype: parentMeta.name, name: "S-2", docstatus: 0, modified: "x" }, {
+		onSave: async () => {
+			throw new Error("refused");
+		},
 	});
-	assert.equal(ok, true);
-	assert.deepEqual(order, ["validate", "before_submit", "server", "on_submit 1", "refresh"]);
-	order.length = 0;
-	stop = true;
-	const stopped = await frm._docstatusAction(["validate", "before_submit"], "on_submit", async () => order.push("server"));
-	assert.equal(stopped, false);
-	assert.deepEqual(order, ["validate", "before_submit"]);
-	delete globalThis.window;
+	let seenError = null;
+	await assert.rejects(failing._viewAction("Submit", null, (e) => (seenError = e.message)), /refused/);
+	assert.equal(seenError, "refused");
 });
 
 test("set_query on a child table's column; grid.get_field(...).get_query", async () => {

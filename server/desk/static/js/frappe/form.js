@@ -12,21 +12,19 @@
 // toggle_reqd, toggle_enable, set_df_property, set_query, disable_save, enable_save; child tables
 // (add_child, clear_table, and for the grid add_row/remove_row/set_child_value, which fire
 // `<table>_add`, `<table>_remove` and the child field's event with `frm, cdt, cdn`); savesubmit and
-// savecancel (`validate`, `before_submit`, `on_submit`; `before_cancel`, `after_cancel`), and
-// run_workflow_action (`before_workflow_action`, `after_workflow_action`).
+// savecancel (confirm, then the view's Submit and Cancel, which run their events).
 //
 // The form view's interface: `new Form(meta, doc, {docinfo, onSave, onReload})`, `subscribe` (render
-// on change), `onSave(frm, "Save")` saves. The document actions call `frm.savesubmit()`,
-// `frm.savecancel()` and `frm.run_workflow_action(action)`, which run the script events around the
-// server call; the grid calls `add_row`, `remove_row` and `set_child_value`.
-import { call as apiCall, request, wireDoc } from "../api.js";
+// on change); `onSave(frm, action)` runs "Save", "Submit" or "Cancel" with the script events around
+// the server call; the grid calls `add_row`, `remove_row` and `set_child_value`, which fire the
+// child-table events.
+import { call as apiCall, request } from "../api.js";
 import { boot, hasRight } from "../boot.js";
 import { Emitter } from "../lib/emitter.js";
 import { cachedMeta, getField } from "../meta.js";
 import { STANDARD_FIELDS, TABLE_TYPES, dropDoc, hasValue, isEmpty, newDoc, storeDoc } from "../model.js";
 import { __ } from "../i18n.js";
 import { confirmDialog } from "../ui/confirm.js";
-import { showError } from "../ui/messages.js";
 import { hasHandlers, runHandlers } from "./form_events.js";
 
 const RIGHTS = ["read", "write", "create", "delete", "submit", "cancel", "amend", "report", "print", "email", "share"];
@@ -326,78 +324,30 @@ export class Form {
 		return body;
 	}
 
-	/** Frappe's `frm.savesubmit()`: asks to confirm, runs `validate` and `before_submit` (a throw or
-	 * `frappe.validated = false` stops), submits, then `on_submit` and `refresh`. Resolves to whether
-	 * it was submitted. */
+	/** Frappe's `frm.savesubmit()`: asks to confirm, then the view's Submit (`onSave(frm, "Submit")`:
+	 * `validate`, `before_submit`, the server, `on_submit`, `refresh`). Resolves to whether it worked. */
 	async savesubmit(_button, callback, onError) {
-		if (!(await confirmDialog(__("Permanently Submit {0}?", [this.docname]), { title: __("Confirm") }))) return false;
-		return this._docstatusAction(["validate", "before_submit"], "on_submit", async () => {
-			const body = await apiCall("fw.client.submit", { doc: wireDoc(this.doc) });
-			return body.message;
-		}, callback, onError);
+		if (!(await confirmDialog(__("Permanently Submit {0}?", [this.docname]), { title: __("Submit") }))) return false;
+		return this._viewAction("Submit", callback, onError);
 	}
 
-	/** Frappe's `frm.savecancel()`: asks to confirm, `before_cancel`, cancels, `after_cancel`, `refresh`. */
+	/** Frappe's `frm.savecancel()`: asks to confirm, then the view's Cancel (`before_cancel`, the
+	 * server, `after_cancel`, `refresh`). */
 	async savecancel(_button, callback, onError) {
-		if (!(await confirmDialog(__("Permanently Cancel {0}?", [this.docname]), { title: __("Confirm") }))) return false;
-		return this._docstatusAction(["before_cancel"], "after_cancel", async () => {
-			const body = await apiCall("fw.client.cancel", { doctype: this.doctype, name: this.docname });
-			return body.message;
-		}, callback, onError);
+		if (!(await confirmDialog(__("Permanently Cancel {0}?", [this.docname]), { title: __("Cancel") }))) return false;
+		return this._viewAction("Cancel", callback, onError);
 	}
 
-	/** Apply a workflow action (`fw.model.workflow.apply_workflow`) between `before_workflow_action`
-	 * and `after_workflow_action`; `frm.selected_workflow_action` names it meanwhile, as in Frappe. */
-	async run_workflow_action(action) {
-		this.selected_workflow_action = action;
+	async _viewAction(action, callback, onError) {
+		let done = false;
 		try {
-			return await this._docstatusAction(["before_workflow_action"], "after_workflow_action", async () => {
-				const body = await apiCall("fw.model.workflow.apply_workflow", { doc: wireDoc(this.doc), action });
-				return body.message;
-			});
-		} finally {
-			this.selected_workflow_action = null;
-		}
-	}
-
-	/** Run `before` events (stopping on a throw or `frappe.validated = false`), the server `action`
-	 * (its document becomes the form's), the `after` event, then `refresh`. */
-	async _docstatusAction(before, after, action, callback, onError) {
-		if (this.saving) return false;
-		const frappe = (typeof window !== "undefined" && window.frappe) || {};
-		frappe.validated = true;
-		try {
-			for (const event of before) {
-				await this.trigger(event);
-				if (frappe.validated === false) return false;
-			}
+			done = await this.save(action);
 		} catch (error) {
-			console.error(error);
-			if (error && error.message && !error.shown) showError(error);
-			return false;
-		}
-		this.saving = true;
-		this.notify();
-		let doc;
-		try {
-			doc = await action();
-		} catch (error) {
-			this.saving = false;
-			this.notify();
-			if (error && error.type !== "SessionExpired") showError(error);
 			if (typeof onError === "function") onError(error);
-			return false;
+			throw error;
 		}
-		this.saving = false;
-		if (doc && typeof doc === "object") this.load({ ...doc }, this.docinfo);
-		try {
-			await this.trigger(after);
-			await this.refresh();
-		} catch (error) {
-			console.error(error);
-		}
-		if (typeof callback === "function") callback({ message: this.doc });
-		return true;
+		if (done && typeof callback === "function") callback({ message: this.doc });
+		return done;
 	}
 
 	// -- child tables ----------------------------------------------------------------------------
