@@ -191,11 +191,12 @@ def test_frappe_namespace_reaches_the_server(page: Page, login_as: Callable[...,
     expect(page.get_by_role("dialog").filter(has_text="HR-EMP-NOPE")).to_be_visible()
 
 
-def test_a_dialog_works_by_keyboard(page: Page, login_as: Callable[..., None]) -> None:
-    login_as("warehouse")
+def test_a_dialog_works_by_keyboard(page: Page, login_as: Callable[..., None], desk_server: DeskServer) -> None:
+    company = a_company_with_branches(desk_server)
+    login_as("Administrator")
     page.goto("/app")
     expect(page.get_by_role("heading", level=1, name="Home")).to_be_visible()
-    page.evaluate("""() => {
+    page.evaluate("""(company) => {
         window.__values = null;
         const d = new frappe.ui.Dialog({
             title: "Log a Note",
@@ -203,12 +204,15 @@ def test_a_dialog_works_by_keyboard(page: Page, login_as: Callable[..., None]) -
                 {fieldname: "note", label: "Note", fieldtype: "Data", reqd: 1},
                 {fieldname: "kind", label: "Kind", fieldtype: "Select", options: "Minor\\nMajor", default: "Minor"},
                 {fieldname: "count", label: "Count", fieldtype: "Int"},
+                {fieldname: "branch", label: "Branch", fieldtype: "Link", options: "Branch",
+                 get_query: () => ({filters: {company}}),
+                 onchange: () => { window.__branch = d.get_value("branch"); }},
             ],
             primary_action_label: "Record",
             primary_action(values) { window.__values = values; d.hide(); },
         });
         d.show();
-    }""")
+    }""", company)
     dialog = page.get_by_role("dialog", name="Log a Note")
     expect(dialog).to_be_visible()
     note = dialog.get_by_label("Note")
@@ -221,10 +225,21 @@ def test_a_dialog_works_by_keyboard(page: Page, login_as: Callable[..., None]) -
     expect(dialog.get_by_label("Kind")).to_be_focused()
     page.keyboard.press("Tab")
     page.keyboard.type("3")
-    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")  # the Link searches with the field's get_query: only the company's branches
+    branch = dialog.get_by_role("combobox", name="Branch")
+    expect(branch).to_be_focused()
+    options = dialog.get_by_role("listbox", name="Branch").get_by_role("option")
+    expect(options).to_have_count(2)
+    page.keyboard.press("Enter")  # takes the first suggestion
+    expect(branch).to_have_attribute("aria-expanded", "false")
+    expect(branch).to_have_value(re.compile("^" + re.escape(company)))
+    page.keyboard.press("Enter")  # runs the primary action
     expect(dialog).to_have_count(0)
-    assert page.evaluate("() => window.__values") == {"note": '<b onmouseover="x">Forklift</b>', "kind": "Minor",
-                                                       "count": 3}
+    values = page.evaluate("() => window.__values")
+    assert values == {"note": '<b onmouseover="x">Forklift</b>', "kind": "Minor", "count": 3,
+                      "branch": values["branch"]}
+    assert values["branch"].startswith(company)
+    assert page.evaluate("() => window.__branch") == values["branch"]  # its onchange ran
 
     # frappe.prompt: one mandatory field, the callback gets {value}
     page.evaluate("() => frappe.prompt('Reason', (values) => { window.__prompted = values; }, 'Why?', 'Go')")
