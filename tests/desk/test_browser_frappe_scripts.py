@@ -1,6 +1,7 @@
 """Frappe-style form scripts in Chromium (desk.md §5): a script registered with `frappe.ui.form.on` runs
 in the Desk — its events fire in Frappe's order, its buttons (loose and grouped), indicator, dashboard
-and intro appear, `set_query` narrows a Link's search, a change event chains `set_value`, a throw in
+and intro appear, field properties change (`toggle_display`, `toggle_reqd`), `set_query` narrows a
+Link's search, a change event chains `set_value`, a throw in
 `validate` stops the save, `frappe.db`/`frappe.call` reach the server; `frappe.ui.Dialog` and
 `frappe.prompt` work by keyboard; values a script shows (intro, messages) stay text. The reference
 app's Frappe-API script paints its pill (in the list's colour) and offers its buttons on drafts only,
@@ -43,6 +44,8 @@ EMPLOYEE_SCRIPT = """() => {
             const greet = () => frappe.msgprint({title: "Hello", message: frm.doc.employee_name});
             frm.add_custom_button("Greet", greet, "Tools");
             frm.set_query("branch", () => ({filters: {company: frm.doc.company}}));
+            frm.toggle_display("user_id", false);
+            frm.toggle_reqd("branch", true);
         },
         onload_post_render: () => seen("onload_post_render"),
         date_of_joining(frm) {
@@ -107,14 +110,19 @@ def test_a_frappe_script_drives_the_form(page: Page, login_as: Callable[..., Non
     expect(message).to_have_count(0)
     assert injected(page) == [None, 0]
 
-    # set_query: the Branch search offers only the company's branches
+    # field properties: hidden, mandatory
+    expect(page.get_by_label("User ID")).to_have_count(0)
     branch = page.get_by_role("combobox", name="Branch")
+    expect(branch).to_have_attribute("aria-required", "true")
+
+    # set_query: the Branch search offers only the company's branches
     branch.click()
     options = page.get_by_role("listbox", name="Branch").get_by_role("option")
     expect(options).to_have_count(2)
     expect(options.first).to_contain_text(company)
     expect(options.last).to_contain_text(company)
-    branch.press("Escape")
+    options.first.click()
+    expect(branch).to_have_value(re.compile("^" + re.escape(company)))
 
     # a change event chains set_value, whose own event fires
     page.get_by_label("Date of Joining").fill("2024-05-02")
@@ -137,6 +145,7 @@ def test_a_frappe_script_drives_the_form(page: Page, login_as: Callable[..., Non
     with desk_server.api() as client:
         stored = client.get(f"/api/resource/Employee/{employee['name']}").json()["data"]
     assert (stored["employee_number"], stored["date_of_joining"]) == ("E-2", "2024-05-02")
+    assert stored["branch"].startswith(company)
 
 
 def test_frappe_namespace_reaches_the_server(page: Page, login_as: Callable[..., None],
