@@ -3,7 +3,7 @@ in the Desk — its events fire in Frappe's order, its buttons (loose and groupe
 and intro appear, field properties change (`toggle_display`, `toggle_reqd`), `set_query` narrows a
 Link's search, a change event chains `set_value`, a throw in
 `validate` stops the save, `frappe.db`/`frappe.call` reach the server; `frappe.ui.Dialog` and
-`frappe.prompt` work by keyboard; values a script shows (intro, messages) stay text. The reference
+`frappe.prompt` work by keyboard; child-table events reach the child doctype's handlers; values a script shows (intro, messages) stay text. The reference
 app's Frappe-API script paints its pill (in the list's colour) and offers its buttons on drafts only,
 along the workflow.
 
@@ -304,3 +304,35 @@ def test_the_reference_script_along_the_workflow(page: Page, login_as: Callable[
     page.goto(f"/app/warehouse-violation?employee={draft['employee']}&workflow_state=Confirmed")
     listed = page.get_by_role("table").locator("tbody .indicator-pill").filter(has_text="Confirmed").first
     expect(listed).to_have_class(re.compile(r"\bgreen\b"))
+
+
+def test_child_table_events(page: Page, login_as: Callable[..., None]) -> None:
+    """`<table>_add`, `<table>_remove` and a child field's event reach the child doctype's handlers
+    with `frm, cdt, cdn` (the frm's child-table interface, which the grid uses too)."""
+    login_as("Administrator")
+    page.goto("/app")
+    expect(page.get_by_role("heading", level=1, name="Home")).to_be_visible()
+    page.evaluate("""() => {
+        window.__child = [];
+        frappe.ui.form.on("Performance Level Threshold", {
+            thresholds_add(frm, cdt, cdn) {
+                window.__child.push(["add", cdt, frm.doctype, locals[cdt][cdn].parentfield]);
+                return frappe.model.set_value(cdt, cdn, "min_pph", 12.5);
+            },
+            min_pph: (frm, cdt, cdn) => window.__child.push(["min_pph", locals[cdt][cdn].min_pph]),
+            thresholds_remove: (frm, cdt, cdn) => window.__child.push(["remove", frm.doc.thresholds.length]),
+        });
+        return frappe.set_route("Form", "Scoring Settings");
+    }""")
+    expect(page.get_by_role("heading", level=1)).to_have_text("Scoring Settings")
+    page.wait_for_function("() => window.cur_frm && cur_frm.doctype === 'Scoring Settings'")
+    before = page.evaluate("() => cur_frm.doc.thresholds.length")
+    result = page.evaluate("""async () => {
+        const row = await cur_frm.add_row("thresholds", {level: "good"});
+        const added = [row.idx, row.min_pph, cur_frm.is_dirty(), locals[row.doctype][row.name] === row];
+        await cur_frm.remove_row("thresholds", row);
+        return {added, events: window.__child};
+    }""")
+    assert result == {"added": [before + 1, 12.5, True, True],
+                      "events": [["add", "Performance Level Threshold", "Scoring Settings", "thresholds"],
+                                 ["min_pph", 12.5], ["remove", before]]}
