@@ -187,3 +187,21 @@ test("set_query on a child table's column; grid.get_field(...).get_query", async
 	assert.equal(frm.get_docfield("min_score"), null, "not a parent field");
 	assert.equal(frm.has_perm("submit"), true);
 });
+
+test("frm.page's toolbar pieces, and add_custom_button's chainable answer", async () => {
+	await loadMetas();
+	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-3", docstatus: 0, modified: "x" });
+	frm.add_custom_button("Make", () => "made").addClass("btn-primary").css({ color: "red" });
+	assert.deepEqual(frm.custom_buttons.map((b) => [b.label, b.type]), [["Make", "primary"]]);
+	frm.page.set_primary_action("Go", () => "went");
+	assert.deepEqual(frm.custom_buttons.map((b) => [b.label, b.type]), [["Go", "primary"]], "one primary action");
+	frm.page.add_menu_item("Export", () => {});
+	frm.page.add_inner_button("Inner", () => {}, "Tools");
+	assert.deepEqual(frm.custom_buttons.map((b) => [b.label, b.group]), [["Go", null], ["Export", "Menu"], ["Inner", "Tools"]]);
+	frm.add_custom_button("Gone", () => {}).hide();
+	assert.equal(frm.custom_buttons.some((b) => b.label === "Gone"), false);
+	frm.page.clear_primary_action();
+	assert.deepEqual(frm.custom_buttons.map((b) => b.label), ["Export", "Inner"]);
+	await frm.refresh();
+	assert.deepEqual(frm.custom_buttons, [], "cleared on refresh");
+});

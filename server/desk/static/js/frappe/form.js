@@ -90,12 +90,28 @@ export class Form {
 		this._onSave = onSave;
 		this._onReload = onReload;
 		this.dashboard = new Dashboard(this);
+		// Frappe's `frm.page`: the toolbar's pieces a script may set. A primary action is a primary
+		// custom button (cleared on refresh like the others), menu items a "Menu" group.
 		this.page = {
 			set_indicator: (label, color) => this.set_indicator(label, color),
 			clear_indicator: () => {
 				this.indicator = null;
 				this.notify();
 			},
+			set_primary_action: (label, handler) => {
+				this.custom_buttons = this.custom_buttons.filter((b) => b.type !== "primary");
+				return this.add_custom_button(label, handler).addClass("btn-primary");
+			},
+			clear_primary_action: () => {
+				this.custom_buttons = this.custom_buttons.filter((b) => b.type !== "primary");
+				this.notify();
+			},
+			set_secondary_action: (label, handler) => this.add_custom_button(label, handler),
+			add_inner_button: (label, handler, group) => this.add_custom_button(label, handler, group),
+			remove_inner_button: (label, group) => this.remove_custom_button(label, group),
+			clear_inner_toolbar: () => this.clear_custom_buttons(),
+			add_menu_item: (label, handler) => this.add_custom_button(label, handler, __("Menu")),
+			add_action_item: (label, handler) => this.add_custom_button(label, handler, __("Actions")),
 		};
 		this.load(doc, docinfo);
 	}
@@ -462,7 +478,37 @@ export class Form {
 		this.remove_custom_button(label, group);
 		this.custom_buttons.push(button);
 		this.notify();
-		return button;
+		return this._buttonHandle(button);
+	}
+
+	/** What `add_custom_button` returns: Frappe returns the jQuery button, and scripts chain on it
+	 * (`.addClass("btn-primary")`, `.css(...)`); the class names that mean a button type change it,
+	 * the rest is accepted and ignored. */
+	_buttonHandle(button) {
+		const frm = this;
+		const setType = (classes, on) => {
+			for (const cls of String(classes || "").split(/\s+/)) {
+				const type = { "btn-primary": "primary", "btn-danger": "danger" }[cls];
+				if (type) button.type = on ? type : "default";
+			}
+			frm.notify();
+			return handle;
+		};
+		const handle = Object.assign(button, {
+			addClass: (classes) => setType(classes, true),
+			removeClass: (classes) => setType(classes, false),
+			toggleClass: (classes, on) => setType(classes, on),
+			css: () => handle,
+			attr: () => handle,
+			prop: () => handle,
+			on: () => handle,
+			show: () => handle,
+			hide: () => {
+				frm.remove_custom_button(button.label, button.group);
+				return handle;
+			},
+		});
+		return handle;
 	}
 
 	remove_custom_button(label, group) {

@@ -7,7 +7,7 @@ import { call as apiCall, request } from "../api.js";
 import { boot, doctypeInfo, hasRole } from "../boot.js";
 import { __ } from "../i18n.js";
 import { docIndicator } from "../indicators.js";
-import { cachedMeta, getField, getMeta } from "../meta.js";
+import { cachedMeta, getField, getMeta, loadScript } from "../meta.js";
 import { locals } from "../model.js";
 import * as realtime from "../realtime.js";
 import { getRoute, setRoute, setRouteOptions, takeRouteOptions } from "../router.js";
@@ -88,7 +88,7 @@ export function installFrappe(target = window) {
 		boot,
 		provide: (path) => provide(target, path),
 		_: __,
-		session: { user: boot.user, user_fullname: boot.full_name, lang: boot.lang },
+		session: { user: boot.user, user_email: boot.user, user_fullname: boot.full_name, lang: boot.lang },
 		user_roles: [...(boot.roles || [])],
 		user: {
 			name: boot.user,
@@ -101,7 +101,8 @@ export function installFrappe(target = window) {
 		validated: true,
 		msgprint: (message, title) => {
 			const opts = message && typeof message === "object" ? message : { message, title };
-			return msgprint(opts.message, { title: opts.title, indicator: opts.indicator });
+			const handle = msgprint(opts.message, { title: opts.title, indicator: opts.indicator });
+			return Object.assign(handle, { hide: () => handle.close(), set_title: (text) => handle.update({ title: String(text) }) });
 		},
 		show_alert: (message, seconds) => {
 			const opts = message && typeof message === "object" ? message : { message };
@@ -140,6 +141,20 @@ export function installFrappe(target = window) {
 		new_doc: (doctype, options) => {
 			if (options && typeof options === "object") setRouteOptions(options);
 			return setRoute("Form", doctype);
+		},
+		/** Frappe's `frappe.require(urls, callback)`: scripts by URL (CSS by a <link>), once each. */
+		require: async (urls, callback) => {
+			for (const url of Array.isArray(urls) ? urls : [urls]) {
+				if (String(url).endsWith(".css")) {
+					const link = document.createElement("link");
+					link.rel = "stylesheet";
+					link.href = url;
+					document.head.append(link);
+				} else {
+					await loadScript(url);
+				}
+			}
+			if (typeof callback === "function") callback();
 		},
 		run_serially: async (tasks) => {
 			const results = [];
