@@ -1,11 +1,11 @@
 """Frappe-style form scripts in Chromium (desk.md §5): a script registered with `frappe.ui.form.on` runs
 in the Desk — its events fire in Frappe's order, its buttons (loose and grouped), indicator, dashboard
 and intro appear, field properties change (`toggle_display`, `toggle_reqd`), `set_query` narrows a
-Link's search, a change event chains `set_value`, a throw in
-`validate` stops the save, `frappe.db`/`frappe.call` reach the server; `frappe.ui.Dialog` and
-`frappe.prompt` work by keyboard; child-table events reach the child doctype's handlers; values a script shows (intro, messages) stay text. The reference
-app's Frappe-API script paints its pill (in the list's colour) and offers its buttons on drafts only,
-along the workflow.
+Link's search, a change event chains `set_value`, a throw in `validate` stops the save,
+`frappe.db`/`frappe.call` reach the server; `frappe.ui.Dialog` and `frappe.prompt` work by keyboard;
+child-table events reach the child doctype's handlers; what a script shows (intro, headline, alerts,
+messages) stays text. The reference app's Frappe-API script paints its pill (in the list's colour)
+and offers its buttons on drafts only, along the workflow.
 
 The test scripts are registered the way a script file does it (`frappe.ui.form.on` at load time),
 from the page, before the form opens through `frappe.set_route` (the page keeps the registry)."""
@@ -33,6 +33,7 @@ EMPLOYEE_SCRIPT = """() => {
         refresh(frm) {
             seen("refresh");
             frm.set_intro(frm.doc.employee_name, "yellow");
+            frm.dashboard.set_headline(frm.doc.employee_name + " (headline)");
             frm.page.set_indicator(__("Scripted"), "purple");
             frm.dashboard.add_indicator("Joined: " + (frm.doc.date_of_joining || "never"), "orange");
             frm.add_custom_button("Count Branches", async () => {
@@ -40,6 +41,7 @@ EMPLOYEE_SCRIPT = """() => {
                 const r = await frappe.call({method: "fw.client.get_value", type: "GET",
                     args: {doctype: "Company", filters: frm.doc.company, fieldname: "name"}});
                 frappe.show_alert({message: `Branches of ${r.message.name}: ${n}`, indicator: "green"});
+                frappe.show_alert(frm.doc.employee_name, 5);
             });
             const greet = () => frappe.msgprint({title: "Hello", message: frm.doc.employee_name});
             frm.add_custom_button("Greet", greet, "Tools");
@@ -97,11 +99,13 @@ def test_a_frappe_script_drives_the_form(page: Page, login_as: Callable[..., Non
 
     # what the script put on the page, as text
     expect(page.get_by_role("note")).to_have_text(HOSTILE)
+    expect(page.locator(".dashboard-headline")).to_have_text(HOSTILE + " (headline)")
     expect(page.locator(".page-title .indicator-pill")).to_have_text("Scripted")
     expect(page.locator(".page-title .indicator-pill")).to_have_class(re.compile(r"\bpurple\b"))
     expect(page.get_by_role("list", name="Dashboard")).to_contain_text("Joined: never")
     page.get_by_role("button", name="Count Branches").click()  # frappe.db and frappe.call reach the server
     expect(page.get_by_role("status").filter(has_text="Branches of")).to_contain_text(f"Branches of {company}: 2")
+    expect(page.get_by_role("status").filter(has_text="Mallory")).to_contain_text(HOSTILE)
     page.get_by_role("button", name="Tools").click()
     page.get_by_role("menuitem", name="Greet").click()
     message = page.get_by_role("dialog", name="Hello")
