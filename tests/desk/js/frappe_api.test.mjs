@@ -205,3 +205,12 @@ test("frm.page's toolbar pieces, and add_custom_button's chainable answer", asyn
 	await frm.refresh();
 	assert.deepEqual(frm.custom_buttons, [], "cleared on refresh");
 });
+
+test("new child rows get random names, as the server gives them", async () => {
+	await loadMetas();
+	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-4", docstatus: 0, modified: "x" });
+	const a = frm.add_child("thresholds");
+	const b = frm.add_child("thresholds");
+	assert.match(a.name, /^[0-9a-f]{10}$/);
+	assert.notEqual(a.name, b.name);
+});

@@ -26,6 +26,7 @@ import { STANDARD_FIELDS, TABLE_TYPES, dropDoc, hasValue, isEmpty, newDoc, store
 import { __ } from "../i18n.js";
 import { confirmDialog } from "../ui/confirm.js";
 import { hasHandlers, runHandlers } from "./form_events.js";
+import { rowName } from "./model.js";
 
 const RIGHTS = ["read", "write", "create", "delete", "submit", "cancel", "amend", "report", "print", "email", "share"];
 
@@ -394,7 +395,7 @@ export class Form {
 		const row = newDoc(childMeta, { user: boot.user });
 		delete row.__unsaved;
 		delete row.owner;
-		Object.assign(row, { parent: this.docname, parentfield: fieldname, parenttype: this.doctype }, values || {});
+		Object.assign(row, { name: rowName(), parent: this.docname, parentfield: fieldname, parenttype: this.doctype }, values || {});
 		if (!Array.isArray(this.doc[fieldname])) this.doc[fieldname] = [];
 		this.doc[fieldname].push(row);
 		row.idx = this.doc[fieldname].length;

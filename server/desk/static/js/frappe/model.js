@@ -5,6 +5,11 @@
 // meta is not loaded.
 import { locals, newDoc } from "../model.js";
 
+/** A new child row's name, as random as the server's (it keeps the names rows arrive with). */
+export function rowName() {
+	return Array.from(crypto.getRandomValues(new Uint8Array(5)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export function makeModel({ db, getMeta, cachedMeta, currentForm, user = () => null, doctypeInfo = () => null }) {
 	/** The open form showing `doctype`/`name` (the document itself or one of its child rows). */
 	function formOf(doctype, name) {
@@ -60,7 +65,7 @@ export function makeModel({ db, getMeta, cachedMeta, currentForm, user = () => n
 			const cdt = fieldname ? cdtOrField : null;
 			const row = newDoc(cachedMeta(cdt) || { name: cdt || table, fields: [] }, { user: user() });
 			delete row.__unsaved;
-			Object.assign(row, { parent: doc.name, parentfield: table, parenttype: doc.doctype });
+			Object.assign(row, { name: rowName(), parent: doc.name, parentfield: table, parenttype: doc.doctype });
 			(doc[table] ||= []).push(row);
 			row.idx = doc[table].length;
 			(locals[row.doctype] ||= {})[row.name] = row;
