@@ -214,3 +214,12 @@ test("new child rows get random names, as the server gives them", async () => {
 	assert.match(a.name, /^[0-9a-f]{10}$/);
 	assert.notEqual(a.name, b.name);
 });
+
+test("set_route to a Single's form opens it, not a new document", async () => {
+	const { singleFormRoute } = await import("../../../server/desk/static/js/frappe/index.js");
+	const info = (doctype) => ({ "Scoring Settings": { issingle: 1 }, Employee: { issingle: 0 } })[doctype] || null;
+	assert.deepEqual(singleFormRoute(["Form", "Scoring Settings"], info), ["/app/scoring-settings"]);
+	assert.deepEqual(singleFormRoute([["Form", "Scoring Settings", "Scoring Settings"]], info), ["/app/scoring-settings"]);
+	assert.deepEqual(singleFormRoute(["Form", "Employee"], info), ["Form", "Employee"]);
+	assert.deepEqual(singleFormRoute(["List", "Scoring Settings"], info), ["List", "Scoring Settings"]);
+});

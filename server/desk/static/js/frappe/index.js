@@ -4,7 +4,7 @@
 // (frappe.db), `model.js` (frappe.model), `datetime.js`, `utils.js` (frappe.utils, frappe.format),
 // `dialog.js` (frappe.ui.Dialog, frappe.prompt), `form.js` (frm), `form_events.js` (form.on).
 import { call as apiCall, request } from "../api.js";
-import { boot, doctypeInfo, hasRole } from "../boot.js";
+import { boot, doctypeInfo, hasRole, slug } from "../boot.js";
 import { __ } from "../i18n.js";
 import { docIndicator } from "../indicators.js";
 import { cachedMeta, getField, getMeta, loadScript } from "../meta.js";
@@ -50,6 +50,16 @@ export async function frappeCall(options, args) {
 		if (!opts.silent) showError(error);
 		throw error;
 	}
+}
+
+/** `set_route("Form", <a Single>)` opens the Single's form (its URL is the doctype's own, as in
+ * Frappe), not a new document. */
+export function singleFormRoute(args, info = doctypeInfo) {
+	const parts = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
+	const [kind, doctype, name] = parts;
+	const single = typeof doctype === "string" && info(doctype) && Number(info(doctype).issingle);
+	if (String(kind || "").toLowerCase() === "form" && single && (!name || name === doctype)) return [`/app/${slug(doctype)}`];
+	return args;
 }
 
 /** Frappe's `frappe.throw`: the message in a dialog, then an error that stops the caller (a save's
@@ -115,7 +125,7 @@ export function installFrappe(target = window) {
 				if (!yes && typeof ifNo === "function") ifNo();
 				return yes;
 			}),
-		set_route: (...args) => setRoute(...args),
+		set_route: (...args) => setRoute(...singleFormRoute(args)),
 		get_route: () => getRoute(),
 		listview_settings: frappe.listview_settings || {},
 		query_reports: frappe.query_reports || {},
