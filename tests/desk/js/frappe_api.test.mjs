@@ -223,3 +223,16 @@ test("set_route to a Single's form opens it, not a new document", async () => {
 	assert.deepEqual(singleFormRoute(["Form", "Employee"], info), ["Form", "Employee"]);
 	assert.deepEqual(singleFormRoute(["List", "Scoring Settings"], info), ["List", "Scoring Settings"]);
 });
+
+test("disable_form makes every field read-only and stops Save until enable_form", async () => {
+	await loadMetas();
+	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-5", docstatus: 0, modified: "x" });
+	const df = frm.get_docfield("title");
+	assert.equal(frm.is_field_editable(df), true);
+	frm.disable_form();
+	assert.equal(frm.is_field_editable(df), false);
+	assert.equal(frm.save_disabled, true);
+	frm.enable_form();
+	assert.equal(frm.is_field_editable(df), true);
+	assert.equal(frm.save_disabled, false);
+});

@@ -7,9 +7,11 @@
 // Implemented here: doc, doctype, docname, meta, fields_dict, perm, is_new, is_dirty, dirty,
 // set_value (promise; fires the field's change event), get_field, get_docfield, trigger, refresh,
 // refresh_field, refresh_fields, save, reload_doc, call, add_custom_button, remove_custom_button,
-// clear_custom_buttons, change_custom_button_type, set_intro, page.set_indicator/clear_indicator,
+// clear_custom_buttons, change_custom_button_type (add_custom_button answers a chainable handle),
+// set_intro, page.set_indicator/clear_indicator/set_primary_action/add_inner_button/add_menu_item,
 // set_indicator (fw's alias), dashboard.add_indicator/clear_headline/set_headline, toggle_display,
-// toggle_reqd, toggle_enable, set_df_property, set_query, disable_save, enable_save; child tables
+// toggle_reqd, toggle_enable, set_df_property, set_query, disable_save, enable_save, disable_form,
+// enable_form, scroll_to_field, has_perm, get_title, get_row; child tables
 // (add_child, clear_table, and for the grid add_row/remove_row/set_child_value, which fire
 // `<table>_add`, `<table>_remove` and the child field's event with `frm, cdt, cdn`); savesubmit and
 // savecancel (confirm, then the view's Submit and Cancel, which run their events).
@@ -209,7 +211,7 @@ export class Form {
 
 	/** Whether `df` can be changed by the user in the form as it stands. */
 	is_field_editable(df) {
-		if (!df || df.read_only || this.saving) return false;
+		if (!df || df.read_only || this.saving || this.form_disabled) return false;
 		if (STANDARD_FIELDS.includes(df.fieldname)) return false;
 		if (!this.can_edit()) return false;
 		const docstatus = Number(this.doc.docstatus || 0);
@@ -608,6 +610,30 @@ export class Form {
 		const value = typeof entry === "function" ? entry(this.doc, cdt || this.doctype, cdn || this.docname) : entry;
 		return value && typeof value === "object" ? value : {};
 	}
+
+	/** Frappe's `frm.disable_form()`: every field read-only and no Save, until `enable_form()`. */
+	disable_form() {
+		this.form_disabled = true;
+		this.disable_save();
+	}
+
+	enable_form() {
+		this.form_disabled = false;
+		this.enable_save();
+	}
+
+	/** Move the focus to a field's input (Frappe scrolls to it). */
+	scroll_to_field(fieldname) {
+		if (typeof document === "undefined") return false;
+		const element = document.getElementById(`field-${fieldname}`);
+		if (!element) return false;
+		element.scrollIntoView({ block: "center" });
+		element.focus();
+		return true;
+	}
+
+	/** Frappe's currency labels: the Desk shows no currency in labels; kept for scripts that call it. */
+	set_currency_labels() {}
 
 	disable_save() {
 		this.save_disabled = true;
