@@ -58,6 +58,7 @@ EMPLOYEE_SCRIPT = """() => {
         validate(frm) {
             seen("validate");
             if (frm.doc.employee_number === "BLOCK") frappe.throw(__("Blocked by the script"));
+            if (frm.doc.employee_number === "SOFT") frappe.validated = false;
         },
         before_save: () => seen("before_save"),
         after_save: () => seen("after_save"),
@@ -140,6 +141,11 @@ def test_a_frappe_script_drives_the_form(page: Page, login_as: Callable[..., Non
     expect(page.get_by_role("dialog").filter(has_text="Blocked by the script")).to_be_visible()
     page.keyboard.press("Escape")
     expect(page.get_by_label("Employee Number")).to_have_value("BLOCK")
+    assert "before_save" not in seen(page)
+    page.get_by_label("Employee Number").fill("SOFT")  # frappe.validated = false stops it too
+    page.keyboard.press("Control+s")
+    page.wait_for_function("() => window.__seen.filter((e) => e === 'validate').length === 2")
+    expect(page.locator(".page-title .indicator-pill")).to_have_text("Not Saved")
     assert "before_save" not in seen(page)
     page.get_by_label("Employee Number").fill("E-2")
     page.keyboard.press("Control+s")
