@@ -62,6 +62,15 @@ export function singleFormRoute(args, info = doctypeInfo) {
 	return args;
 }
 
+function defaultOf(key) {
+	for (const source of [boot.user_defaults || boot.defaults || {}, boot.sysdefaults || {}]) {
+		for (const name of [key, String(key).toLowerCase(), String(key).toLowerCase().replace(/ /g, "_")]) {
+			if (source[name] !== undefined && source[name] !== null && source[name] !== "") return source[name];
+		}
+	}
+	return undefined;
+}
+
 /** Frappe's `frappe.throw`: the message in a dialog, then an error that stops the caller (a save's
  * `validate` stops without showing it twice). */
 export function throwMessage(message, title) {
@@ -139,6 +148,16 @@ export function installFrappe(target = window) {
 		prompt,
 		get_indicator: (doc, doctype) => getIndicator(doc, doctype, frappe.listview_settings),
 		get_meta: (doctype) => cachedMeta(doctype),
+		// Frappe's defaults: the user's (when the boot carries them), else the system's
+		defaults: {
+			get_default: (key) => defaultOf(key),
+			get_user_default: (key) => defaultOf(key),
+			get_global_default: (key) => (boot.sysdefaults || {})[key] ?? (boot.sysdefaults || {})[String(key).toLowerCase()],
+			get_user_defaults: (key) => {
+				const value = defaultOf(key);
+				return value === undefined || value === null ? [] : [value];
+			},
+		},
 		meta: {
 			get_docfield: (doctype, fieldname) => {
 				const meta = cachedMeta(doctype);
