@@ -236,3 +236,21 @@ test("disable_form makes every field read-only and stops Save until enable_form"
 	assert.equal(frm.is_field_editable(df), true);
 	assert.equal(frm.save_disabled, false);
 });
+
+test("the installed namespace: defaults, get_indicator by the list's rule, the globals", async () => {
+	const { installFrappe } = await import("../../../server/desk/static/js/frappe/index.js");
+	await loadMetas();
+	loadBoot({ user: "a@example.com", roles: [], sysdefaults: { date_format: "dd.mm.yyyy", currency: "EUR" }, user_defaults: { company: "C1" },
+		meta_version: "v1", meta_modified: {}, doctypes: { Employee: { is_submittable: 0 } } });
+	const target = {};
+	const frappe = installFrappe(target);
+	assert.equal(frappe.defaults.get_user_default("Company"), "C1");
+	assert.equal(frappe.defaults.get_default("currency"), "EUR");
+	assert.equal(frappe.defaults.get_global_default("date_format"), "dd.mm.yyyy");
+	assert.deepEqual(frappe.defaults.get_user_defaults("nothing"), []);
+	assert.deepEqual(frappe.get_indicator({ doctype: parentMeta.name, docstatus: 1 }), ["Submitted", "blue", "docstatus,=,1"]);
+	assert.deepEqual(frappe.get_indicator({ doctype: parentMeta.name, docstatus: 0, __unsaved: 1 }), ["Not Saved", "orange", null]);
+	assert.equal(typeof target.flt, "function");
+	assert.equal(typeof frappe.ui.Dialog, "function");
+	assert.equal(typeof target.fw.ui.open_list, "function");
+});
