@@ -107,14 +107,15 @@ async def resolved_filters(ctx: Context, report: ReportDef) -> list[dict[str, An
     return out
 
 
-def _messages(text: str | None, lang: str) -> dict[str, str]:
+def _messages(report: ReportDef, text: str | None, lang: str) -> dict[str, str]:
+    """The report's name and its script's `__()` strings, where `lang` translates them."""
+    out = {report.name: translate(report.name, lang)} if translate(report.name, lang) != report.name else {}
     if not text:
-        return {}
+        return out
     from engine.messages import Extraction, javascript_messages  # babel: imported only when needed
 
     found = Extraction()
     javascript_messages(io.BytesIO(text.encode()), found)
-    out = {}
     for message in found.messages:
         translated = translate(message.source, lang, message.context or None)
         if translated != message.source:
@@ -136,5 +137,5 @@ async def get_script(ctx: Context, report: ReportDef) -> dict[str, Any]:
         "script": text or "", "script_url": script_url(report.name, text) if text else None,
         "html_format": "", "execution_time": 0,
         "add_total_row": int(bool(report.definition.get("add_total_row"))),
-        "__messages": _messages(text, ctx.lang),
+        "__messages": _messages(report, text, ctx.lang),
     }

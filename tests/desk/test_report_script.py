@@ -45,6 +45,7 @@ async def test_employee_score_report_filters_and_defaults(client: httpx.AsyncCli
     # labels in the user's language
     german = ok(await get_script(client, people.hr, SCORES, **{"Accept-Language": "de"}))["message"]
     assert [f["label"] for f in german["filters"]] == ["Unternehmen", "Zeitraum"]
+    assert german["__messages"] == {SCORES: "Bericht Mitarbeiterbewertungen"}
 
 
 async def test_the_defaults_are_what_a_run_without_filters_uses(client: httpx.AsyncClient, people: People) -> None:
