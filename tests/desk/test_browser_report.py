@@ -57,7 +57,12 @@ def test_reviewer_runs_the_report(page: Page, login_as: Callable[..., None], des
     total_card = summary.get_by_role("listitem").filter(has_text="Total")
     expect(total_card).to_have_attribute("data-indicator", "blue")
     expect(page.get_by_role("img", name=f"Chart of {REPORT}").locator("svg")).to_be_visible()
-    expect(page.locator(".report-chart svg rect.bar").first).to_be_attached()
+    bar = page.locator(".report-chart svg rect.bar").first
+    expect(bar).to_be_attached()
+    # the chart's colour (a style attribute the CSP blocks, re-applied through the CSSOM)
+    expect(bar).to_have_css("fill", "rgb(36, 144, 239)")
+    average = summary.get_by_role("listitem").filter(has_text="Average").locator(".summary-value")
+    expect(average).to_have_text(re.compile(r"^\d+(\.\d)?$"))  # as the report rounded it
     rows = table_rows(page)
     assert rows, "the report shows rows"
     count = int(total_card.locator(".summary-value").inner_text())
