@@ -81,12 +81,21 @@ def test_twenty_rows_then_more(page: Page, login_as: Callable[..., None], desk_s
     page.get_by_role("button", name="More").click()
     expect(body_rows(page)).to_have_count(40)
     total = api_count(desk_server, "Employee")
+    calls: list[str] = []
+    page.on("request", lambda r: calls.append(r.url) if "/api/" in r.url else None)
     page.get_by_role("group", name="Rows per page").get_by_role("button", name="100").click()
     expect(body_rows(page)).to_have_count(100)
+    assert len(calls) == 1 and "start=40" in calls[0] and "limit=60" in calls[0], calls  # only the missing rows
     expect(page.get_by_role("button", name="100")).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_role("status").filter(has_text=" of ")).to_have_text(f"100 of {total}")
     page.get_by_role("button", name="More").click()
     expect(body_rows(page)).to_have_count(min(200, total))
+    before = len(calls)
+    page.get_by_role("group", name="Rows per page").get_by_role("button", name="20").click()
+    expect(body_rows(page)).to_have_count(20)  # the first 20 rows, without a request
+    page.wait_for_timeout(200)
+    assert len(calls) == before, calls
+    expect(page.get_by_role("status").filter(has_text=" of ")).to_have_text(f"20 of {total}")
 
 
 def test_standard_and_url_filters(page: Page, login_as: Callable[..., None], desk_server: DeskServer) -> None:

@@ -103,13 +103,21 @@ const UNITS = [
 	["minute", 60],
 ];
 
+const relativeFormats = new Map();
+
+// one formatter per language: a list of 500 rows would otherwise build 500 of them
+function relativeFormat(lang) {
+	if (!relativeFormats.has(lang)) relativeFormats.set(lang, new Intl.RelativeTimeFormat(lang, { numeric: "auto" }));
+	return relativeFormats.get(lang);
+}
+
 /** A server timestamp ("2024-03-07 14:05:09") as "5 minutes ago" in the user's language. */
 export function timeAgo(value, now = new Date(), lang = boot.lang || "en") {
 	const match = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})/.exec(String(value || ""));
 	if (!match) return "";
 	const [, y, mo, d, h, mi, s] = match.map(Number);
 	const seconds = Math.round((now.getTime() - new Date(y, mo - 1, d, h, mi, s).getTime()) / 1000);
-	const format = new Intl.RelativeTimeFormat(lang, { numeric: "auto" });
+	const format = relativeFormat(lang);
 	if (Math.abs(seconds) < 45) return __("just now");
 	for (const [unit, size] of UNITS) {
 		if (Math.abs(seconds) >= size) return format.format(-Math.round(seconds / size), unit);

@@ -4,7 +4,8 @@
 // from the `in_standard_filter` inputs and, when none is given, the list script's default `filters`
 // (all kept in the URL, so a reload shows the same list); sorting by the sort control or a column
 // header; `Add <Doctype>` when the user may create. Another user's change reloads the list
-// (live.js: `list_update`). Two requests per page: the rows and the count (the meta is cached).
+// (live.js: `list_update`). Two requests per page: the rows and the count (the meta is cached);
+// "More" and a larger page size fetch only the rows not yet shown.
 import { getCount, getList } from "../../api.js";
 import { hasRight, slug } from "../../boot.js";
 import { __ } from "../../i18n.js";
@@ -74,10 +75,10 @@ function List({ meta, route }) {
 	const sortable = useMemo(() => new Set(sortableFields(meta).map((o) => o.fieldname)), [meta]);
 
 	// `refresh` reloads as many rows as are shown (a realtime update keeps "More" pages loaded)
-	async function load({ append = false, refresh = false } = {}) {
+	async function load({ append = false, refresh = false, limit: wanted = null } = {}) {
 		const mine = ++generation.current;
 		const start = append ? state.rows.length : 0;
-		const limit = refresh ? Math.max(pageLength, state.rows.length) : pageLength;
+		const limit = wanted || (refresh ? Math.max(pageLength, state.rows.length) : pageLength);
 		setState((s) => ({ ...s, loading: true, error: null }));
 		try {
 			const orderBy = `${sort.fieldname} ${sort.order}`;
@@ -98,8 +99,22 @@ function List({ meta, route }) {
 	useEffect(() => {
 		replaceSearch(searchFromFilters(filters));
 		load();
-	}, [JSON.stringify(filters), sort.fieldname, sort.order, pageLength]);
+	}, [JSON.stringify(filters), sort.fieldname, sort.order]);
 	useListUpdates(doctype, () => load({ refresh: true }));
+
+	// a new page size shows that many rows: only the missing ones are fetched (the count stays);
+	// a smaller one keeps the first rows
+	function changePageLength(size) {
+		if (size === pageLength) return;
+		setPageLength(size);
+		const shown = state.rows.length;
+		if (size < shown) {
+			generation.current++; // a request still running would bring rows back
+			setState((s) => ({ ...s, rows: s.rows.slice(0, size), hasMore: true, loading: false }));
+		} else if (state.hasMore && size > shown) {
+			load({ append: true, limit: size - shown });
+		}
+	}
 
 	function addNew() {
 		const values = {};
@@ -135,7 +150,7 @@ function List({ meta, route }) {
 			<div class="page-sizes" role="group" aria-label=${__("Rows per page")}>
 				${PAGE_SIZES.map(
 					(size) => html`<button type="button" class=${`btn btn-sm ${size === pageLength ? "btn-active" : "btn-default"}`}
-						aria-pressed=${size === pageLength ? "true" : "false"} onClick=${() => setPageLength(size)}>${size}</button>`,
+						aria-pressed=${size === pageLength ? "true" : "false"} onClick=${() => changePageLength(size)}>${size}</button>`,
 				)}
 			</div>
 		</div>
