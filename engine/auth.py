@@ -1,7 +1,6 @@
 """Authentication: password login with lockout, sessions, API keys, CSRF tokens.
 
-- Sessions live in `_fw_sessions`, keyed by SHA-256 of the cookie value (a leaked database does
-  not leak live sessions); they survive restarts and slide their expiry on use.
+- Sessions: engine/sessions.py (`site.sessions`).
 - API secrets are stored as HMAC-SHA256 digests keyed by the site secret and compared in
   constant time; passwords are argon2id hashes. Neither is ever returned.
 - Failed credentials are counted per account, per API key and, for names and keys that do not exist,
@@ -15,57 +14,40 @@ import hashlib
 import hmac
 import secrets
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine import cache_bus
 from engine import exceptions as exc
 from engine.constants import API_DIGEST_KEY, PASSWORD_KEY
 from engine.core import passwords
+from engine.db import AFTER
+from engine.sessions import CACHE_SECONDS, SESSIONS, Session, SessionStore  # noqa: F401  (re-exported)
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.site import Site
 
-SESSIONS = "_fw_sessions"
 ATTEMPTS = "_fw_login_attempts"
 STATE = "_fw_state"
 MAX_FAILURES = 10  # per account and per API key
 ADDRESS_MAX_FAILURES = 100  # per client address, counting only credentials that name nothing
 LOCK_SECONDS = 60
 FAILURE_WINDOW_SECONDS = 600  # failures further apart than this do not add up to a lockout
-SESSION_TOUCH_SECONDS = 600
-CACHE_SECONDS = 2.0
-
-
-@dataclass(frozen=True)
-class Session:
-    sid_hash: str
-    user: str
-    expires: float
-    csrf_token: str | None = None
-
-
-def _hash(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 async def site_secret(site: Site) -> bytes:
     """The key for API-secret digests: FW_SECRET_KEY, else one generated once per site and kept."""
-    cached = getattr(site, "_auth_secret", None)
+    cached = site._auth_secret
     if cached:
-        return cached  # type: ignore[no-any-return]
+        return cached
     if site.settings.secret_key:
         key = site.settings.secret_key.encode()
     else:
-        from engine.db import AFTER
-
         state = await site.db.collection(STATE).find_one_and_update(
             {"_id": "secret_key"}, {"$setOnInsert": {"value": secrets.token_hex(32)}}, upsert=True,
             return_document=AFTER)
         key = state["value"].encode()
-    site._auth_secret = key  # type: ignore[attr-defined]
+    site._auth_secret = key
     return key
 
 
@@ -107,8 +89,6 @@ def _too_many(wait: int) -> exc.TooManyRequestsError:
 async def _record_failure(site: Site, counters: list[tuple[str, int]]) -> None:
     """Count a failure against each (key, limit); a key reaching its limit locks for LOCK_SECONDS.
     Failures older than the window are forgotten (Frappe's allow_login_after_fail)."""
-    from engine.db import AFTER
-
     now = time.time()
     coll = site.db.collection(ATTEMPTS)
     for key, limit in counters:
@@ -173,94 +153,6 @@ async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
         await _refuse_known(site, account, ip, invalid)
     await _clear_failures(site, user_key)
     return str(record["_id"])
-
-
-# -- sessions ---------------------------------------------------------------------------------
-
-class SessionStore:
-    """Sessions in MongoDB, and this process's short caches of sessions and API keys (any worker can
-    serve any request). Changes are announced to the other processes (engine/cache_bus.py)."""
-
-    def __init__(self, site: Site) -> None:
-        self.site = site
-        self._cache: dict[str, tuple[float, Session]] = {}
-        # (api_key, api_secret) -> (when, user): a hit skips the digest and the read
-        self.api_keys: dict[tuple[str, str], tuple[float, str]] = {}
-
-    def forget(self, sid_hash: str) -> None:
-        self._cache.pop(sid_hash, None)
-
-    def forget_user(self, user: str) -> None:
-        """Drop the user's cached sessions and API keys (disabled, deleted, roles changed)."""
-        self._cache = {k: v for k, v in self._cache.items() if v[1].user != user}
-        self.api_keys = {k: v for k, v in self.api_keys.items() if v[1] != user}
-
-    def forget_api_key(self, api_key: str) -> None:
-        self.api_keys = {k: v for k, v in self.api_keys.items() if k[0] != api_key}
-
-    def forget_all(self) -> None:
-        self._cache = {}
-        self.api_keys = {}
-
-    @property
-    def expiry(self) -> int:
-        return self.site.settings.session_expiry_seconds
-
-    async def create(self, user: str, ip: str | None) -> str:
-        sid = secrets.token_hex(28)  # 56 hex digits, like Frappe's
-        now = time.time()
-        await self.site.db.collection(SESSIONS).insert_one({
-            "_id": _hash(sid), "user": user, "created": now, "last_seen": now, "expires": now + self.expiry,
-            "ip": ip, "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry)})
-        return sid
-
-    async def resolve(self, sid: str) -> Session | None:
-        if not sid or len(sid) > 128 or sid == "Guest":
-            return None
-        key = _hash(sid)
-        now = time.time()
-        hit = self._cache.get(key)
-        if hit and now - hit[0] < CACHE_SECONDS and hit[1].expires > now:
-            return hit[1]
-        row = await self.site.db.collection(SESSIONS).find_one({"_id": key})
-        if row is None or row["expires"] <= now:
-            self._cache.pop(key, None)
-            return None
-        if now - row.get("last_seen", 0) > SESSION_TOUCH_SECONDS:  # slide the expiry, at most every 10 min
-            row["expires"] = now + self.expiry
-            await self.site.db.collection(SESSIONS).update_one({"_id": key}, {"$set": {
-                "last_seen": now, "expires": row["expires"],
-                "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry)}})
-        session = Session(key, row["user"], row["expires"], row.get("csrf_token"))
-        self._cache[key] = (now, session)
-        return session
-
-    async def delete(self, sid_hash: str) -> None:
-        self.forget(sid_hash)
-        await self.site.db.collection(SESSIONS).delete_one({"_id": sid_hash})
-        await cache_bus.announce(self.site, "session", sid_hash)
-
-    async def delete_user_sessions(self, user: str) -> None:
-        self.forget_user(user)
-        await self.site.db.collection(SESSIONS).delete_many({"user": user})
-        await cache_bus.announce(self.site, "user", user)
-
-    async def rename_user(self, old: str, new: str) -> None:
-        """A renamed user's sessions follow them: none stays under the old name, which a user created
-        later under that name would otherwise inherit."""
-        self.forget_user(old)
-        await self.site.db.collection(SESSIONS).update_many({"user": old}, {"$set": {"user": new}})
-        await cache_bus.announce(self.site, "user", old)
-
-    async def csrf_token(self, session: Session) -> str:
-        """The session's CSRF token, created on first request (the web UI asks for it)."""
-        if session.csrf_token:
-            return session.csrf_token
-        token = secrets.token_hex(16)
-        await self.site.db.collection(SESSIONS).update_one({"_id": session.sid_hash}, {"$set": {"csrf_token": token}})
-        # a process still caching the session without its token would skip the CSRF check
-        await cache_bus.announce(self.site, "session", session.sid_hash)
-        return token
 
 
 # -- API keys ---------------------------------------------------------------------------------

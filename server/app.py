@@ -22,7 +22,8 @@ from engine.jobs import outbox
 from engine.migrate import migrate
 from engine.runtime import tune_gc
 from engine.settings import Settings, get_settings
-from engine.site import Site, open_site
+from engine.site import Site
+from engine.wiring import open_site
 from server import access_log, errors, openapi, realtime
 from server.desk import DeskAssets
 from server.desk import routes as desk

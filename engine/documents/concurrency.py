@@ -24,7 +24,7 @@ from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
 
 # a turn that has not come by then (say, two requests holding two documents in opposite orders) is
 # skipped rather than waited for: the save then runs without it and a re-run settles any conflict
@@ -62,16 +62,16 @@ async def take_turn(ctx: Context, doctype: str, name: str) -> None:
     held.append(lock)
 
 
-def rerun_if_changed(doc: Document) -> None:
+def rerun_if_changed(doc: BaseDocument) -> None:
     """Mark a save the client sent no `modified` for: a concurrent change re-runs it, never fails it."""
     doc.flags[RERUN_FLAG] = True
 
 
-def wants_rerun(doc: Document) -> bool:
+def wants_rerun(doc: BaseDocument) -> bool:
     return bool(doc.flags.get(RERUN_FLAG))
 
 
-def changed_error(doc: Document) -> exc.DocumentChangedError:
+def changed_error(doc: BaseDocument) -> exc.DocumentChangedError:
     return exc.DocumentChangedError(
         _("{0} {1} kept being changed by other requests while this one saved it; please retry",
           _(doc.doctype), doc.name))

@@ -14,7 +14,9 @@ from engine.context import Context
 from engine.documents import concurrency
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
+from engine.documents.rename import rename
 from engine.meta.schema import Meta
+from engine.methods import expand as expansion
 from engine.methods.args import bool_arg, document_ref, json_arg
 from engine.query import listing
 from engine.translation import _
@@ -105,8 +107,6 @@ async def list_rows(ctx: Context, doctype: str, *, fields: Any = None, filters: 
     route asks for `drop_nulls` (Frappe's v1 responses leave nulls out). `expand` names Link fields
     whose values become the linked documents (engine.methods.expand). `capped=False` leaves the page
     length as given (a caller that capped it itself, such as v2's list asking one row more)."""
-    from engine.methods import expand as expansion
-
     link_fields = []
     if expand:
         fields, link_fields = await expansion.expand_for_list(ctx, doctype, expand, fields, as_dict)
@@ -245,8 +245,6 @@ async def delete(ctx: Context, doctype: str, name: str) -> None:
 
 @whitelist(path="fw.client.rename_doc", methods=["POST", "PUT"])
 async def rename_doc(ctx: Context, doctype: str, old_name: str, new_name: str, merge: Any = False) -> str:
-    from engine.documents.rename import rename
-
     return await rename(ctx, doctype, old_name, new_name, merge=bool_arg(merge, "merge"))
 
 
