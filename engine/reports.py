@@ -1,5 +1,7 @@
 """Script reports: `apps/<app>/report/<x>/<x>.json` + `<x>.py` with `execute(filters)`.
 
+Filter definitions and `<report>.js` are engine/report_filters.py's (`get_script`).
+
 `run` checks access (a report role, and `report` permission on `ref_doctype`), calls `execute`
 (sync or async; it receives the caller's context when it accepts `ctx`, so its queries obey the
 caller's row permissions) and answers Frappe's `query_report.run` shape.
@@ -16,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
-from engine import permissions
+from engine import permissions, report_filters
 from engine.callables import call_with_supported
 from engine.meta.schema import scrub
 from engine.query.listing import get_value
@@ -44,6 +46,9 @@ class ReportDef:
     app: str
     execute: Any
     definition: dict[str, Any]
+    filters: tuple[dict[str, Any], ...] = ()  # engine/report_filters.py
+    script_path: Path | None = None  # `<report>.js`, Frappe's `frappe.query_reports[name] = {...}`
+    filter_defaults: Any = None  # the module's optional `filter_defaults(ctx)`: defaults per user
 
 
 def load_app_reports(app: App) -> list[ReportDef]:
@@ -59,16 +64,19 @@ def load_app_reports(app: App) -> list[ReportDef]:
         name = data.get("report_name") or data.get("name")
         if not name or scrub(name) != json_path.stem or not data.get("ref_doctype"):
             raise exc.ConfigurationError(f"{json_path}: needs report_name matching the folder and a ref_doctype")
-        execute = None
+        execute = defaults = None
         if data.get("report_type", "Script Report") == "Script Report":
-            execute = _resolve_execute(app, json_path)
+            execute, defaults = _resolve_execute(app, json_path)
         roles = tuple(r["role"] if isinstance(r, dict) else str(r) for r in data.get("roles") or [])
         found.append(ReportDef(name, data["ref_doctype"], data.get("report_type", "Script Report"), roles,
-                               data.get("module"), app.name, execute, data))
+                               data.get("module"), app.name, execute, data,
+                               report_filters.parse_filters(data.get("filters"), json_path),
+                               report_filters.script_file(json_path), defaults))
     return found
 
 
-def _resolve_execute(app: App, json_path: Path) -> Any:
+def _resolve_execute(app: App, json_path: Path) -> tuple[Any, Any]:
+    """The module's `execute` and its optional `filter_defaults`."""
     module_name = f"{app.name}.report.{json_path.stem}.{json_path.stem}"
     try:
         module = importlib.import_module(module_name)
@@ -77,7 +85,8 @@ def _resolve_execute(app: App, json_path: Path) -> Any:
     execute = getattr(module, "execute", None)
     if not callable(execute):
         raise exc.ConfigurationError(f"Report {json_path}: {module_name} has no execute(filters)")
-    return execute
+    defaults = getattr(module, "filter_defaults", None)
+    return execute, defaults if callable(defaults) else None
 
 
 async def check_access(ctx: Context, report: ReportDef) -> None:
@@ -151,12 +160,17 @@ def _total_row(columns: list[dict[str, Any]], rows: list[Any]) -> list[Any]:
     return total
 
 
-async def run(ctx: Context, report: ReportDef, filters: dict[str, Any] | None) -> dict[str, Any]:
+async def check_runnable(ctx: Context, report: ReportDef) -> None:
+    """The caller may run the report, it is not disabled, and it is a Script Report."""
     await check_access(ctx, report)
     if await get_value(ctx, "Report", report.name, "disabled"):
         raise exc.ValidationError(_("Report {0} is disabled", _(report.name)))
     if report.execute is None:
         raise exc.ValidationError(_("Report {0} is not a Script Report", _(report.name)))
+
+
+async def run(ctx: Context, report: ReportDef, filters: dict[str, Any] | None) -> dict[str, Any]:
+    await check_runnable(ctx, report)
     started = time.perf_counter()
     result = call_with_supported(report.execute, Filters(filters or {}), ctx=ctx)
     if inspect.isawaitable(result):

@@ -54,6 +54,8 @@ PINS = (
         rewrites=((r'from\s*"preact"', 'from"./preact.js"'),)),
     Pin("htm", "3.1.1", {"htm.js": "dist/htm.module.js"}),
     Pin("socket.io-client", "4.8.4", {"socket.io.js": "dist/socket.io.esm.min.js"}),
+    # the ES-module build: the UMD one assigns `window.frappe` and would wipe the Desk's `frappe`
+    Pin("frappe-charts", "1.6.2", {"frappe-charts.js": "dist/frappe-charts.min.esm.js"}),
 )
 SOURCE_MAP = re.compile(r"\n?//# sourceMappingURL=\S+\s*$")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import exceptions as exc
-from engine import reports, workflow
+from engine import report_filters, reports, workflow
 from engine.context import Context
 from engine.documents.document import Document
 from engine.methods.args import document_ref, json_arg
@@ -14,13 +14,25 @@ from engine.translation import _
 from engine.whitelisted import whitelist
 
 
-@whitelist(path="fw.desk.query_report.run")
-async def run_report(ctx: Context, report_name: str, filters: Any = None, user: str | None = None,
-                     ignore_prepared_report: Any = False, are_default_filters: Any = True) -> dict[str, Any]:
+def _report(ctx: Context, report_name: str) -> reports.ReportDef:
     report = ctx.site.apps.reports.get(report_name)
     if report is None:
         raise exc.DoesNotExistError(_("Report {0} not found", report_name))
+    return report  # type: ignore[no-any-return]
+
+
+@whitelist(path="fw.desk.query_report.run")
+async def run_report(ctx: Context, report_name: str, filters: Any = None, user: str | None = None,
+                     ignore_prepared_report: Any = False, are_default_filters: Any = True) -> dict[str, Any]:
+    report = _report(ctx, report_name)
     return await reports.run(ctx, report, json_arg(filters, "filters", kinds=(dict,)) or {})
+
+
+@whitelist(path="fw.desk.query_report.get_script")
+async def get_report_script(ctx: Context, report_name: str) -> dict[str, Any]:
+    """The report's filters (defaults resolved for the caller), its `<report>.js` (text and URL) and
+    the translations of that script's strings; refused as running the report is."""
+    return await report_filters.get_script(ctx, _report(ctx, report_name))
 
 
 async def _document(ctx: Context, doc: Any) -> Document:

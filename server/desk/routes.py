@@ -1,6 +1,6 @@
 """The Desk's routes: `/` (to /app or /login; Frappe's legacy `cmd=` calls), `/login`, `/app` and
-every `/app/...` path (the shell: the client routes), the Desk's static files and the doctypes' form
-and list scripts.
+every `/app/...` path (the shell: the client routes), the Desk's static files, the doctypes' form
+and list scripts and the script reports' `<report>.js`.
 
 A Guest asking for an `/app` path is sent to `/login?redirect-to=<path>`; after logging in the
 browser goes back there (a path on this site only). A logged-in user without Desk access (a Website
@@ -17,9 +17,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engine import exceptions as exc
+from engine import report_filters
 from engine.context import Context
 from engine.desk.boot import build_boot
 from engine.meta.bundle import script_text
+from engine.reports import check_runnable
 from engine.translation import _
 from server.context import context_for, negotiate_language, request_caller, site_of
 from server.desk import pages
@@ -170,6 +172,28 @@ async def doctype_script(request: Request, kind: str) -> Response:
         return text
 
     _ctx, text = await run(request, read, read_only=True)
+    return _script_response(request, text)
+
+
+async def report_script(request: Request) -> Response:
+    """A script report's `<report>.js` (`get_script`'s `script_url`), for users who may run the report."""
+    name = request.path_params["report"]
+
+    async def read(ctx: Context) -> str:
+        report = ctx.site.apps.reports.get(name)
+        if report is None:
+            raise exc.DoesNotExistError(_("Report {0} not found", name))
+        await check_runnable(ctx, report)
+        text = report_filters.script_text(report)
+        if text is None:
+            raise exc.DoesNotExistError(_("Report {0} has no script", name))
+        return text
+
+    _ctx, text = await run(request, read, read_only=True)
+    return _script_response(request, text)
+
+
+def _script_response(request: Request, text: str) -> Response:
     version = hashlib.sha256(text.encode()).hexdigest()[:16]
     headers = {"ETag": f'"{version}"', "X-Content-Type-Options": "nosniff",
                "Cache-Control": SCRIPT_CACHE if request.query_params.get("v") == version else REVALIDATE}
@@ -187,5 +211,6 @@ def routes() -> list[Route]:
         Route("/app/{path:path}", app_shell, methods=["GET"]),
         Route(f"{PREFIX}/form-script/{{doctype}}.js", form_script, methods=["GET"]),
         Route(f"{PREFIX}/list-script/{{doctype}}.js", list_script, methods=["GET"]),
+        Route(f"{PREFIX}/report-script/{{report}}.js", report_script, methods=["GET"]),
         Route(f"{PREFIX}/{{version}}/{{path:path}}", static_asset, methods=["GET"]),
     ]

@@ -1,6 +1,7 @@
 """Employee Score Report: the Monthly scores of one period, best first, with a chart and a summary.
 
-Filters (`fw.desk.query_report.run`, `filters`):
+Filters (`fw.desk.query_report.run`, `filters`; declared in the report's JSON, their per-user
+defaults from `filter_defaults`, both served by `fw.desk.query_report.get_script`):
 
 | fieldname | type             | when absent                                                        |
 |-----------|------------------|--------------------------------------------------------------------|
@@ -30,11 +31,20 @@ async def execute(filters: dict[str, Any] | None = None, ctx: fw.Context | None 
     if ctx is None:
         raise RuntimeError("Employee Score Report needs the caller's context (run it through fw.desk.query_report.run)")
     filters = dict(filters or {})
-    period = filters.get("period") or period_of(MONTHLY, date.today())
+    period = filters.get("period") or current_period()
     service.parse_period_or_throw(MONTHLY, period)
     company = filters["company"] if "company" in filters else await default_company(ctx)
     data = await rows(ctx, period, company)
     return columns(), data, None, chart(data), summary(data)
+
+
+async def filter_defaults(ctx: fw.Context) -> dict[str, Any]:
+    """The filter bar's defaults for the caller: the run's defaults when a filter is absent."""
+    return {"company": await default_company(ctx), "period": current_period()}
+
+
+def current_period() -> str:
+    return period_of(MONTHLY, date.today())
 
 
 async def default_company(ctx: fw.Context) -> str | None:

@@ -11,6 +11,7 @@ import { loadScript } from "./meta.js";
 import { startRealtime } from "./realtime.js";
 import { here, startRouter } from "./router.js";
 import { startMessages } from "./ui/messages.js";
+import { startProgress } from "./ui/progress.js";
 
 function loadStylesheet(url) {
 	const link = document.createElement("link");
@@ -37,6 +38,7 @@ async function start() {
 	document.documentElement.lang = boot.lang || "en";
 	installFrappe(window);
 	startMessages();
+	startProgress();
 	startRouter();
 	apiEvents.on("session-expired", onSessionExpired);
 	await loadAppIncludes();

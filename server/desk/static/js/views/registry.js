@@ -1,6 +1,6 @@
 // Which module renders which kind of route (routes.js). Views load on first use (dynamic import), so
 // a cold start fetches only what the first page needs. Register a new kind with `registerView`
-// (the report view of issue 6 replaces "query-report").
+// (e.g. "query-report": views/report/report_view.js).
 const loaders = new Map();
 
 export function registerView(kind, loader) {
@@ -14,4 +14,4 @@ export function viewLoader(kind) {
 registerView("home", () => import("./home.js"));
 registerView("list", () => import("./list/list_view.js"));
 registerView("form", () => import("./form/form_view.js"));
-registerView("query-report", () => import("./query_report.js"));
+registerView("query-report", () => import("./report/report_view.js"));
