@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
+from engine.documents import store
 from engine.documents.factory import get_doc
 
 if TYPE_CHECKING:
@@ -31,3 +32,16 @@ async def delete_doc(ctx: Context, doctype: str, name: str, *, ignore_permission
 async def get_single_value(ctx: Context, doctype: str, fieldname: str) -> Any:
     doc = await get_doc(ctx, doctype)
     return doc.get(fieldname)
+
+
+async def aggregate(ctx: Context, doctype: str, pipeline: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Run a MongoDB aggregation pipeline on `doctype`'s collection (in the unit of work, under the
+    request's query time limit). Like Frappe's `frappe.db.sql`, it applies no permissions: for app
+    services and reports that compute over stored documents.
+
+    ```python
+    totals = await fw.aggregate(ctx, "Employee Score", [
+        {"$match": {"docstatus": 1}}, {"$group": {"_id": "$employee", "total": {"$sum": "$value"}}}])
+    ```
+    """
+    return await store.aggregate(ctx, ctx.meta(doctype), pipeline)

@@ -1,10 +1,11 @@
 """Authentication: password login with lockout, sessions, API keys, CSRF tokens.
 
-- Sessions live in `_fw_sessions`, keyed by SHA-256 of the cookie value (a leaked database does
-  not leak live sessions); they survive restarts and slide their expiry on use.
+- Sessions: engine/sessions.py (`site.sessions`).
 - API secrets are stored as HMAC-SHA256 digests keyed by the site secret and compared in
   constant time; passwords are argon2id hashes. Neither is ever returned.
-- Failed logins are counted per user and per IP; past the limit both lock for a cool-down (429).
+- Failed credentials are counted per account, per API key and, for names and keys that do not exist,
+  per client address; past a limit that one locks for a cool-down (429). A valid credential is never
+  refused because of its address (see the throttle section).
 """
 
 from __future__ import annotations
@@ -13,56 +14,40 @@ import hashlib
 import hmac
 import secrets
 import time
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine import cache_bus
 from engine import exceptions as exc
 from engine.constants import API_DIGEST_KEY, PASSWORD_KEY
 from engine.core import passwords
+from engine.db import AFTER
+from engine.sessions import CACHE_SECONDS, SESSIONS, Session, SessionStore  # noqa: F401  (re-exported)
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.site import Site
 
-SESSIONS = "_fw_sessions"
 ATTEMPTS = "_fw_login_attempts"
 STATE = "_fw_state"
-MAX_FAILURES = 10
+MAX_FAILURES = 10  # per account and per API key
+ADDRESS_MAX_FAILURES = 100  # per client address, counting only credentials that name nothing
 LOCK_SECONDS = 60
 FAILURE_WINDOW_SECONDS = 600  # failures further apart than this do not add up to a lockout
-SESSION_TOUCH_SECONDS = 600
-CACHE_SECONDS = 2.0
-
-
-@dataclass(frozen=True)
-class Session:
-    sid_hash: str
-    user: str
-    expires: float
-    csrf_token: str | None = None
-
-
-def _hash(value: str) -> str:
-    return hashlib.sha256(value.encode()).hexdigest()
 
 
 async def site_secret(site: Site) -> bytes:
     """The key for API-secret digests: FW_SECRET_KEY, else one generated once per site and kept."""
-    cached = getattr(site, "_auth_secret", None)
+    cached = site._auth_secret
     if cached:
-        return cached  # type: ignore[no-any-return]
+        return cached
     if site.settings.secret_key:
         key = site.settings.secret_key.encode()
     else:
-        from engine.db import AFTER
-
         state = await site.db.collection(STATE).find_one_and_update(
             {"_id": "secret_key"}, {"$setOnInsert": {"value": secrets.token_hex(32)}}, upsert=True,
             return_document=AFTER)
         key = state["value"].encode()
-    site._auth_secret = key  # type: ignore[attr-defined]
+    site._auth_secret = key
     return key
 
 
@@ -70,32 +55,77 @@ def _digest(secret_key: bytes, api_secret: str) -> str:
     return hmac.new(secret_key, api_secret.encode(), hashlib.sha256).hexdigest()
 
 
-# -- login throttle ---------------------------------------------------------------------------
+# -- failed-credential throttle ---------------------------------------------------------------
+#
+# Failures are counted where guessing happens, never so that one client's mistakes lock out another:
+# - per account (`user:<name>`): after MAX_FAILURES wrong passwords the account refuses every login,
+#   the right password included (passwords are guessable), for LOCK_SECONDS;
+# - per API key (`key:<api_key>`): after MAX_FAILURES wrong secrets that key's wrong secrets answer
+#   429; its right secret is always accepted (128 random bits cannot be guessed, and a lock on it would
+#   let anyone who saw the key's id, which is no secret, take the integration offline);
+# - per address (`ip:<address>`), for credentials that name nothing (an unknown user name or API
+#   key): after ADDRESS_MAX_FAILURES of them, a far higher threshold, the address's failing
+#   credentials answer 429 (unknown ones before any check). A valid credential is never refused
+#   because of its address: behind a NAT or a proxy, one misconfigured client must not lock out the rest.
 
-async def _check_locked(site: Site, keys: list[str]) -> None:
+async def _lock_wait(site: Site, keys: list[str]) -> int:
+    """Seconds until the longest lock among `keys` ends (0: none is locked)."""
+    if not keys:
+        return 0
     now = time.time()
-    async for row in site.db.collection(ATTEMPTS).find({"_id": {"$in": keys}, "locked_until": {"$gt": now}}):
-        wait = int(row["locked_until"] - now) + 1
-        raise exc.TooManyRequestsError(
-            _("Too many failed login attempts. Try again in {0} seconds.", wait))
+    wait = 0.0
+    async for row in site.db.collection(ATTEMPTS).find({"_id": {"$in": keys}, "locked_until": {"$gt": now}},
+                                                        {"locked_until": 1}):
+        wait = max(wait, row["locked_until"] - now)
+    return int(wait) + 1 if wait else 0
 
 
-async def _record_failure(site: Site, keys: list[str]) -> None:
-    """Count a failure; failures older than the window are forgotten (Frappe's allow_login_after_fail)."""
-    from engine.db import AFTER
+def _too_many(wait: int) -> exc.TooManyRequestsError:
+    error = exc.TooManyRequestsError(_("Too many failed login attempts. Try again in {0} seconds.", wait))
+    error.retry_after = wait
+    return error
 
+
+async def _record_failure(site: Site, counters: list[tuple[str, int]]) -> None:
+    """Count a failure against each (key, limit); a key reaching its limit locks for LOCK_SECONDS.
+    Failures older than the window are forgotten (Frappe's allow_login_after_fail)."""
     now = time.time()
     coll = site.db.collection(ATTEMPTS)
-    for key in keys:
+    for key, limit in counters:
         await coll.update_one({"_id": key, "last": {"$lt": now - FAILURE_WINDOW_SECONDS}}, {"$set": {"count": 0}})
         row = await coll.find_one_and_update({"_id": key}, {"$inc": {"count": 1}, "$set": {"last": now}},
                                              upsert=True, return_document=AFTER)
-        if row["count"] >= MAX_FAILURES:
+        if row["count"] >= limit:
             await coll.update_one({"_id": key}, {"$set": {"locked_until": now + LOCK_SECONDS, "count": 0}})
 
 
 async def _clear_failures(site: Site, user: str) -> None:
     await site.db.collection(ATTEMPTS).delete_one({"_id": f"user:{user}"})
+
+
+def _address(ip: str | None) -> list[str]:
+    return [f"ip:{ip}"] if ip else []
+
+
+async def _refuse_unknown(site: Site, name_keys: list[str], ip: str | None, message: str) -> NoReturn:
+    """A credential that names no account or key: 429 while its name or its address is locked (no
+    further counting), else counted against both and 401."""
+    address = _address(ip)
+    wait = await _lock_wait(site, name_keys + address)
+    if wait:
+        raise _too_many(wait)
+    await _record_failure(site, [(k, MAX_FAILURES) for k in name_keys] + [(k, ADDRESS_MAX_FAILURES) for k in address])
+    raise exc.AuthenticationError(message)
+
+
+async def _refuse_known(site: Site, key: str, ip: str | None, message: str) -> NoReturn:
+    """A wrong password or secret for an existing account or key: counted against it alone (its
+    address's counter is for unknown credentials); 429 while it or its address is locked."""
+    await _record_failure(site, [(key, MAX_FAILURES)])
+    wait = await _lock_wait(site, _address(ip))
+    if wait:  # the same answer as an unknown name from there: a locked address does not reveal which names exist
+        raise _too_many(wait)
+    raise exc.AuthenticationError(message)
 
 
 async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
@@ -111,110 +141,25 @@ async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
     # one counter per account, whichever of its names (name or email) is typed; an unknown name has
     # its own, so probing names is limited too
     user_key = str(record["_id"] if record is not None else usr).lower()
-    keys = [f"user:{user_key}"] + ([f"ip:{ip}"] if ip else [])
-    await _check_locked(site, keys)  # before the password is even looked at
-    ok = record is not None and record.get("enabled", 1) and record["_id"] != "Guest" \
-        and passwords.verify_password(record.get(PASSWORD_KEY), pwd)
-    if not ok:
-        await _record_failure(site, keys)
-        raise exc.AuthenticationError(_("Invalid login credentials"))
+    account = f"user:{user_key}"
+    invalid = _("Invalid login credentials")
+    if record is None or record["_id"] == "Guest":
+        await _refuse_unknown(site, [account], ip, invalid)
     assert record is not None
+    wait = await _lock_wait(site, [account])  # before the password is even looked at
+    if wait:
+        raise _too_many(wait)
+    if not record.get("enabled", 1) or not passwords.verify_password(record.get(PASSWORD_KEY), pwd):
+        await _refuse_known(site, account, ip, invalid)
     await _clear_failures(site, user_key)
     return str(record["_id"])
-
-
-# -- sessions ---------------------------------------------------------------------------------
-
-class SessionStore:
-    """Sessions in MongoDB, and this process's short caches of sessions and API keys (any worker can
-    serve any request). Changes are announced to the other processes (engine/cache_bus.py)."""
-
-    def __init__(self, site: Site) -> None:
-        self.site = site
-        self._cache: dict[str, tuple[float, Session]] = {}
-        # (api_key, api_secret) -> (when, user): a hit skips the digest and the read
-        self.api_keys: dict[tuple[str, str], tuple[float, str]] = {}
-
-    def forget(self, sid_hash: str) -> None:
-        self._cache.pop(sid_hash, None)
-
-    def forget_user(self, user: str) -> None:
-        """Drop the user's cached sessions and API keys (disabled, deleted, roles changed)."""
-        self._cache = {k: v for k, v in self._cache.items() if v[1].user != user}
-        self.api_keys = {k: v for k, v in self.api_keys.items() if v[1] != user}
-
-    def forget_api_key(self, api_key: str) -> None:
-        self.api_keys = {k: v for k, v in self.api_keys.items() if k[0] != api_key}
-
-    def forget_all(self) -> None:
-        self._cache = {}
-        self.api_keys = {}
-
-    @property
-    def expiry(self) -> int:
-        return self.site.settings.session_expiry_seconds
-
-    async def create(self, user: str, ip: str | None) -> str:
-        sid = secrets.token_hex(28)  # 56 hex digits, like Frappe's
-        now = time.time()
-        await self.site.db.collection(SESSIONS).insert_one({
-            "_id": _hash(sid), "user": user, "created": now, "last_seen": now, "expires": now + self.expiry,
-            "ip": ip, "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry)})
-        return sid
-
-    async def resolve(self, sid: str) -> Session | None:
-        if not sid or len(sid) > 128 or sid == "Guest":
-            return None
-        key = _hash(sid)
-        now = time.time()
-        hit = self._cache.get(key)
-        if hit and now - hit[0] < CACHE_SECONDS and hit[1].expires > now:
-            return hit[1]
-        row = await self.site.db.collection(SESSIONS).find_one({"_id": key})
-        if row is None or row["expires"] <= now:
-            self._cache.pop(key, None)
-            return None
-        if now - row.get("last_seen", 0) > SESSION_TOUCH_SECONDS:  # slide the expiry, at most every 10 min
-            row["expires"] = now + self.expiry
-            await self.site.db.collection(SESSIONS).update_one({"_id": key}, {"$set": {
-                "last_seen": now, "expires": row["expires"],
-                "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry)}})
-        session = Session(key, row["user"], row["expires"], row.get("csrf_token"))
-        self._cache[key] = (now, session)
-        return session
-
-    async def delete(self, sid_hash: str) -> None:
-        self.forget(sid_hash)
-        await self.site.db.collection(SESSIONS).delete_one({"_id": sid_hash})
-        await cache_bus.announce(self.site, "session", sid_hash)
-
-    async def delete_user_sessions(self, user: str) -> None:
-        self.forget_user(user)
-        await self.site.db.collection(SESSIONS).delete_many({"user": user})
-        await cache_bus.announce(self.site, "user", user)
-
-    async def rename_user(self, old: str, new: str) -> None:
-        """A renamed user's sessions follow them: none stays under the old name, which a user created
-        later under that name would otherwise inherit."""
-        self.forget_user(old)
-        await self.site.db.collection(SESSIONS).update_many({"user": old}, {"$set": {"user": new}})
-        await cache_bus.announce(self.site, "user", old)
-
-    async def csrf_token(self, session: Session) -> str:
-        """The session's CSRF token, created on first request (the web UI asks for it)."""
-        if session.csrf_token:
-            return session.csrf_token
-        token = secrets.token_hex(16)
-        await self.site.db.collection(SESSIONS).update_one({"_id": session.sid_hash}, {"$set": {"csrf_token": token}})
-        # a process still caching the session without its token would skip the CSRF check
-        await cache_bus.announce(self.site, "session", session.sid_hash)
-        return token
 
 
 # -- API keys ---------------------------------------------------------------------------------
 
 async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | None) -> str:
-    """The user owning (api_key, api_secret); AuthenticationError otherwise (failures rate-limited per IP)."""
+    """The user owning (api_key, api_secret); AuthenticationError otherwise, TooManyRequestsError for a
+    wrong secret of a locked key or a failing key from a locked address (see the throttle above)."""
     if not api_key or not api_secret or len(api_key) > 64 or len(api_secret) > 128:
         raise exc.AuthenticationError(_("Invalid API key or secret"))
     now = time.time()
@@ -223,15 +168,18 @@ async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | 
     if hit and now - hit[0] < CACHE_SECONDS:
         return hit[1]
     digest = _digest(await site_secret(site), api_secret)
-    keys = [f"ip:{ip}"] if ip else []
-    if keys:
-        await _check_locked(site, keys)
     row = await site.db.collection("user").find_one({"api_key": api_key}, {API_DIGEST_KEY: 1, "enabled": 1})
-    stored = (row or {}).get(API_DIGEST_KEY) or ""
-    if row is None or not row.get("enabled", 1) or not hmac.compare_digest(stored, digest):
-        if keys:
-            await _record_failure(site, keys)
-        raise exc.AuthenticationError(_("Invalid API key or secret"))
+    invalid = _("Invalid API key or secret")
+    if row is None or not row.get("enabled", 1):
+        # an unknown key varies at will: only its address is counted
+        await _refuse_unknown(site, [], ip, invalid)
+    assert row is not None
+    if not hmac.compare_digest(row.get(API_DIGEST_KEY) or "", digest):
+        key = f"key:{api_key}"
+        wait = await _lock_wait(site, [key, *_address(ip)])
+        if wait:  # no further counting while locked, so a flood does not keep renewing the lock
+            raise _too_many(wait)
+        await _refuse_known(site, key, ip, invalid)
     if len(cache) > 10_000:
         cache.clear()
     cache[(api_key, api_secret)] = (now, str(row["_id"]))

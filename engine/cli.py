@@ -4,25 +4,21 @@ from __future__ import annotations
 
 import logging
 import signal
-import sys
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import click
 from rich.console import Console
 
+from engine.commands import COMMANDS
+from engine.commands._base import hold_embedded_mongod, run
 from engine.settings import Settings, get_settings
-
-if TYPE_CHECKING:
-    from engine.site_mongod import SharedMongod
 
 console = Console(stderr=True)
 
 
 def _run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
-    from engine.commands._base import run
-
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     return run(coro_factory)
 
@@ -36,8 +32,9 @@ def main() -> None:
 @click.option("--force", is_flag=True, help="Re-check every collection and index even if nothing changed.")
 def migrate(force: bool) -> None:
     """Sync doctype JSON to the database (meta, indexes), then run after_migrate hooks."""
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.migrate import migrate as run_migrate
-    from engine.site import open_site
+    from engine.wiring import open_site
 
     async def go(settings: Settings) -> None:
         started = time.perf_counter()
@@ -74,7 +71,7 @@ def serve(host: str, port: int, workers: int) -> None:
             # each worker migrates on startup too; on a fresh database they would race (two creates of one
             # collection, two bootstraps), so migrate once here first and leave the workers nothing to do
             from engine.migrate import migrate as run_migrate
-            from engine.site import open_site
+            from engine.wiring import open_site
 
             async def go(settings: Settings) -> None:
                 site = await open_site(settings)
@@ -88,32 +85,17 @@ def serve(host: str, port: int, workers: int) -> None:
         # (exit status -15/143); exit 0 instead: a requested stop that shut down cleanly is a success
         signal.signal(signal.SIGTERM, _exit_cleanly)
         uvicorn.run("server.app:create_app_from_env", factory=True, host=host, port=port, workers=workers,
-                    log_level="info", proxy_headers=True, access_log=False)
+                    log_level="info", access_log=False,
+                    proxy_headers=False,  # the app honours FW_FORWARDED_ALLOW_IPS itself
+                    http="server.http_protocol:HeaderTimeoutProtocol")  # FW_HTTP_HEADER_TIMEOUT
     finally:
         if held is not None:
             held.release()
 
 
-def hold_embedded_mongod(settings: Settings) -> SharedMongod | None:
-    """Attach to (or start) the site's embedded mongod when the settings use it; None otherwise (or
-    when this machine has no mongod, where the site falls back to memory with a warning)."""
-    if settings.mongo_url or settings.memory_backend:
-        return None
-    from engine import embedded, site_mongod
-    from engine.commands._base import operator_errors
-
-    try:
-        with operator_errors():
-            try:
-                return site_mongod.attach(settings.data_dir / "mongo", durable=settings.durable_writes)
-            except embedded.EmbeddedUnavailable:
-                return None
-    except click.ClickException as e:
-        e.show()
-        sys.exit(e.exit_code)
-
-
-import engine.commands  # noqa: E402, F401  (adds get-app, install-app, new-app, build, ... to `main`)
+# get-app, install-app, new-app, build, worker, scheduler, start, ...
+for _command in COMMANDS:
+    main.add_command(_command)
 
 if __name__ == "__main__":
     main()

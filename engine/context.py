@@ -1,4 +1,5 @@
-"""`Context`: who is acting, on which site, in which language, inside which unit of work.
+"""Units of work and the ambient context. `Context` (who is acting, on which site, in which language,
+inside which unit of work) is defined beside `Site` in engine/site.py and re-exported here.
 
 Engine functions take `ctx` first. Only translation and logging read the ambient
 `current_context`, which fails loudly when unset; binding a context also sets the language of `_()`.
@@ -6,111 +7,18 @@ Engine functions take `ctx` first. Only translation and logging read the ambient
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import contextvars
+import random
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import Any, NoReturn
 
 from engine import db, translation
 from engine import exceptions as exc
-
-if TYPE_CHECKING:
-    from engine.meta.schema import Meta
-    from engine.site import Site
+from engine.site import Context
 
 _current: contextvars.ContextVar[Context] = contextvars.ContextVar("fw_context")
-
-
-class Context:
-    """The acting user, site, language and unit of work of one request, job or command."""
-
-    def __init__(self, site: Site, user: str = "Administrator", *, lang: str = "en",
-                 roles: frozenset[str] | None = None) -> None:
-        self.site = site
-        self.user = user
-        self.lang = lang
-        self.uow: db.UnitOfWork | None = None
-        self.messages: list[dict[str, Any]] = []
-        # extra top-level keys of the HTTP response body, beside `message` (Frappe's `frappe.response`:
-        # the Desk loaders send `docs`, `docinfo`, `user_settings` there); ignored outside HTTP
-        self.response: dict[str, Any] = {}
-        self._roles = roles
-        self.flags: dict[str, Any] = {}
-        # how long one list, count or aggregate query may run (ms; None: no limit). HTTP requests set
-        # it from FW_QUERY_TIMEOUT_MS; jobs and commands run unbounded
-        self.query_timeout_ms: int | None = None
-
-    @property
-    def db(self) -> db.Database:
-        return self.site.db
-
-    def meta(self, doctype: str) -> Meta:
-        return self.site.meta.get(doctype)
-
-    async def roles(self) -> frozenset[str]:
-        """The user's roles, including the automatic ones; read once per context."""
-        if self._roles is None:
-            self._roles = await self.site.load_roles(self.user)
-        return self._roles
-
-    @property
-    def is_admin(self) -> bool:
-        return self.user == "Administrator"
-
-    def clone(self, user: str | None = None) -> Context:
-        """A context for another user on the same site and unit of work (switching user safely)."""
-        other = Context(self.site, user or self.user, lang=self.lang,
-                        roles=self._roles if user in (None, self.user) else None)
-        other.uow = self.uow
-        other.query_timeout_ms = self.query_timeout_ms
-        other.messages = self.messages
-        other.response = self.response
-        return other
-
-    # -- transactions -------------------------------------------------------------------------
-
-    async def write_session(self, *, final: bool = False) -> Any:
-        return await self.uow.write_session(final=final) if self.uow else None
-
-    def read_session(self) -> Any:
-        return self.uow.read_session() if self.uow else None
-
-    def after_commit(self, callback: Callable[[], Awaitable[None] | None]) -> None:
-        """Run `callback` once the current unit of work commits; dropped on rollback."""
-        if self.uow is None:
-            raise exc.ConfigurationError("after_commit needs an active unit of work")
-        self.uow.after_commit.append(callback)
-
-    async def commit(self) -> None:
-        """Commit what the unit of work wrote so far; later writes open a new transaction."""
-        if self.uow is not None:
-            await self.uow.commit()
-
-    async def rollback(self) -> None:
-        if self.uow is not None:
-            await self.uow.rollback()
-
-    # -- user feedback ------------------------------------------------------------------------
-
-    def msgprint(self, message: str, *, title: str | None = None, indicator: str | None = None,
-                 alert: bool = False, realtime: bool = False, **extra: Any) -> None:
-        """A message for the user: in the response (`_server_messages`), or with `realtime=True`
-        as a socket.io `msgprint` event to room `user:<user>` (after the commit, when in a unit of
-        work; dropped on rollback)."""
-        entry: dict[str, Any] = {"message": message}
-        if title:
-            entry["title"] = title
-        if indicator:
-            entry["indicator"] = indicator
-        if alert:
-            entry["alert"] = 1
-        entry.update(extra)
-        if realtime:
-            from engine.realtime import publish_soon
-
-            publish_soon(self, "msgprint", entry, user=self.user)
-            return
-        self.messages.append(entry)
 
 
 @contextlib.asynccontextmanager
@@ -124,6 +32,8 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
         return
     token = _current.set(ctx)
     language = translation.set_language(ctx.lang)
+    held: list[asyncio.Lock] = []
+    ctx.unit_locks = held
     try:
         async with db.transaction(ctx.db) as uow:
             ctx.uow = uow
@@ -132,15 +42,26 @@ async def unit_of_work(ctx: Context) -> AsyncIterator[Context]:
             finally:
                 ctx.uow = None
     finally:
+        ctx.unit_locks = None
+        for lock in held:  # after the commit (or rollback): the next holder reads what this unit wrote
+            lock.release()
         translation.reset_language(language)
         _current.reset(token)
 
 
+# how often a unit runs again because a save that sent no `modified` found its document changed
+# (engine/documents/concurrency.py): each time, another save of it finished, so this is a bound
+# against the improbable, not a budget a busy document uses up
+DOCUMENT_CHANGED_RERUNS = 100
+
+
 async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *, retries: int = 10) -> Any:
     """Run `fn` in a unit of work. The whole unit runs again after a write conflict (up to `retries`
-    times) and while the database fails over (`db.Retry` says when); a driver error that remains
-    becomes an engine exception (`DatabaseUnavailableError`, `TransientError`)."""
+    times), after a concurrent change to a document saved without `modified`, and while the database
+    fails over (`db.Retry` says when); a driver error that remains becomes an engine exception
+    (`DatabaseUnavailableError`, `TransientError`)."""
     retry: db.Retry | None = None
+    reruns = 0
     while True:
         uow: db.UnitOfWork | None = None
         try:
@@ -150,6 +71,14 @@ async def run_in_unit_of_work(ctx: Context, fn: Callable[[], Awaitable[Any]], *,
         except Exception as e:
             if ctx.uow is not None:  # joined an enclosing unit: only the outermost one may run again
                 raise
+            if isinstance(e, exc.DocumentChangedError):  # nothing of it was written: run it on the new document
+                if reruns >= DOCUMENT_CHANGED_RERUNS:
+                    raise
+                reruns += 1
+                ctx.messages.clear()
+                ctx.response.clear()
+                await asyncio.sleep(random.uniform(0, 0.001 * min(reruns, 20)))  # (desynchronise the racers)
+                continue
             retry = retry or db.Retry(ctx.db, conflicts=retries)
             if await retry.again(e, uow):
                 ctx.messages.clear()

@@ -26,6 +26,7 @@ from typing import Any, Literal
 import pymongo
 from pymongo import AsyncMongoClient, ReturnDocument
 from pymongo import errors as driver_errors
+from pymongo.read_concern import ReadConcern
 
 from engine import exceptions as exc
 from engine.translation import _
@@ -42,18 +43,30 @@ DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 3_000
 DEFAULT_RETRY_BUDGET_MS = 15_000  # outlasts a default election (electionTimeoutMillis 10 s + the vote)
 RETRY_BUDGET_OPTION = "fwRetryBudgetMS"  # fw's own connection-string option, taken out before the driver
 WRITE_CONFLICT = 112
+# What fw relies on, set explicitly (FW_MONGO_URL's `w` and `readConcernLevel` win):
+# - writes are acknowledged once a majority of the replica set has them (`w: majority`): an
+#   acknowledged write, a naming counter's increment included, survives a failover, so a counter
+#   never hands out one number twice and a client never sees a write that is later rolled back;
+# - reads outside transactions see majority-committed data (`majority`), never a write a failover
+#   could still roll back; a majority-acknowledged write is visible to the next read;
+# - a transaction reads one snapshot (`snapshot`) and commits with `w: majority`.
+WRITE_CONCERN = "majority"
+READ_CONCERN = "majority"
+TRANSACTION_READ_CONCERN = "snapshot"
 
 
 class Database:
     """One site's database: a driver handle plus what the engine needs to know about it."""
 
     def __init__(self, client: Any, name: str, backend: Backend, *,
-                 retry_budget_ms: int = DEFAULT_RETRY_BUDGET_MS) -> None:
+                 retry_budget_ms: int = DEFAULT_RETRY_BUDGET_MS,
+                 transaction_read_concern: str = TRANSACTION_READ_CONCERN) -> None:
         self.client = client
         self.name = name
         self.backend = backend
         self.handle = client[name]
         self.retry_budget_ms = retry_budget_ms
+        self.transaction_read_concern = transaction_read_concern
         self._collections: dict[str, Any] = {}
 
     @property
@@ -109,11 +122,22 @@ def connect(url: str, db_name: str, *, server_selection_timeout_ms: int = DEFAUL
         except ValueError:
             raise exc.ConfigurationError(f"{RETRY_BUDGET_OPTION} in FW_MONGO_URL must be a whole number of "
                                          f"milliseconds (0 or more), not {budget!r}") from None
+    given = _url_options(url)
     options: dict[str, Any] = {"tz_aware": False, "uuidRepresentation": "standard"}
-    if "serverselectiontimeoutms" not in _url_options(url):
+    if "serverselectiontimeoutms" not in given:
         options["serverSelectionTimeoutMS"] = server_selection_timeout_ms
+    # write safety, stated rather than left to the driver's and the server's defaults (see
+    # WRITE_CONCERN); `w` / `readConcernLevel` in the URL win
+    if "w" not in given:
+        options["w"] = WRITE_CONCERN
+    if "readconcernlevel" not in given:
+        options["readConcernLevel"] = READ_CONCERN
     client: AsyncMongoClient[Any] = AsyncMongoClient(url, **options)
-    return Database(client, db_name, "mongo", retry_budget_ms=retry_budget_ms)
+    # a transaction reads one snapshot of majority-committed data (it commits with the client's write
+    # concern, majority unless the URL says otherwise); a readConcernLevel in the URL applies to it too
+    level = given.get("readconcernlevel") or TRANSACTION_READ_CONCERN
+    return Database(client, db_name, "mongo", retry_budget_ms=retry_budget_ms,
+                    transaction_read_concern=level)
 
 
 def _url_options(url: str) -> dict[str, str]:
@@ -301,6 +325,10 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
     except driver_errors.ExecutionTimeout as e:  # maxTimeMS reached (an OperationFailure: caught first)
         raise exc.QueryTimeoutError(_("The query ran too long and was stopped: narrow the filters or ask for "
                                       "fewer rows")) from e
+    except driver_errors.WriteConcernError as e:
+        # the server ran the write but could not confirm it to a majority (a primary stepping down,
+        # a wtimeout): its outcome is unknown, as after a lost connection; never run again by `Retry`
+        raise unavailable_error(e) from e
     except driver_errors.OperationFailure as e:
         if e.has_error_label("TransientTransactionError") or e.code == WRITE_CONFLICT:
             raise conflict_error() from e
@@ -315,7 +343,7 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
 
 def unavailable_error(error: driver_errors.PyMongoError, lang: str | None = None) -> exc.DatabaseUnavailableError:
     log.warning("MongoDB unavailable: %s", error)
-    if error.has_error_label("UnknownTransactionCommitResult"):
+    if error.has_error_label("UnknownTransactionCommitResult") or isinstance(error, driver_errors.WriteConcernError):
         return exc.DatabaseUnavailableError(_("The database did not confirm the commit, so whether it was saved is "
                                               "unknown; check before sending it again", lang=lang))
     return exc.DatabaseUnavailableError(_("The database is not reachable right now; please retry in a few seconds",
@@ -372,8 +400,9 @@ def failure_kind(error: BaseException) -> Failure | None:
     (running the unit again could apply it twice)."""
     driver = _driver_error(error)
     if driver is not None:
-        if driver.has_error_label("UnknownTransactionCommitResult"):
-            return None
+        if driver.has_error_label("UnknownTransactionCommitResult") \
+                or isinstance(driver, driver_errors.WriteConcernError):
+            return None  # the write may have been applied: running the unit again could apply it twice
         if isinstance(driver, driver_errors.ConnectionFailure):
             return "unavailable"
         if driver.has_error_label("TransientTransactionError") or (
@@ -480,7 +509,7 @@ class UnitOfWork:
         if self.session is None:
             self.session = self.db.start_session()
         if not self.session.in_transaction:
-            await self.session.start_transaction()
+            await self.session.start_transaction(read_concern=ReadConcern(self.db.transaction_read_concern))
         return self.session
 
     def read_session(self) -> Any:

@@ -4,14 +4,11 @@ the rollback of the request or job that failed."""
 from __future__ import annotations
 
 import traceback
-from typing import TYPE_CHECKING
 
 from engine import naming
 from engine.clock import now_str
+from engine.context import Context
 from engine.documents import store
-
-if TYPE_CHECKING:
-    from engine.context import Context
 
 MAX_TEXT = 100_000
 
@@ -24,9 +21,7 @@ async def log_error(ctx: Context, title: str | None = None, message: str | None 
     text = message if message is not None else traceback.format_exc()
     if text.strip() == "NoneType: None":
         text = ""
-    from engine.context import Context as _Context
-
-    writer = _Context(ctx.site, ctx.user, lang=ctx.lang)  # no unit of work: the write stands on its own
+    writer = Context(ctx.site, ctx.user, lang=ctx.lang)  # no unit of work: the write stands on its own
     now = now_str()
     name = naming.hash_name()
     record = {"_id": name, "method": (title or "Error")[:140], "error": text[:MAX_TEXT], "seen": 0,

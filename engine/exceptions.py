@@ -26,6 +26,8 @@
     ├── BadRequestError                      malformed request body (400)
     ├── TooManyRequestsError
     ├── TransientError                       retryable: write conflict between transactions
+    │   └── DocumentChangedError             a save without `modified` met a concurrent change: runs again
+    ├── ResponseTooLargeError                an answer over FW_MAX_RESPONSE_BYTES (413)
     ├── QueryTimeoutError                    a request's query ran past FW_QUERY_TIMEOUT_MS
     ├── ServiceUnavailableError              a service fw needs is unreachable: retry later (503)
     │   ├── DatabaseUnavailableError         MongoDB: connection lost, no primary, selection timed out
@@ -164,11 +166,24 @@ class BadRequestError(FwError):
 
 
 class TooManyRequestsError(FwError):
-    pass
+    """Too many failed credentials (a lockout). `retry_after`: seconds until it ends (`Retry-After`)."""
+
+    retry_after: int = 60
 
 
 class TransientError(FwError):
     """A conflict between concurrent transactions; the unit of work may be retried."""
+
+
+class DocumentChangedError(TransientError):
+    """A save that sent no `modified` found the document changed since it read it: its unit of work
+    runs again on the fresh document (engine/documents/concurrency.py); 409 only if that never settles."""
+
+
+class ResponseTooLargeError(FwError):
+    """An answer over FW_MAX_RESPONSE_BYTES (413): the caller should ask for fewer rows or fields."""
+
+    title = "Data Too Large"
 
 
 class QueryTimeoutError(FwError):

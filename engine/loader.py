@@ -19,6 +19,7 @@ from engine import exceptions as exc
 from engine import methods, reports, translation, whitelisted  # noqa: F401  (importing `methods` registers the built-in @whitelist functions)
 from engine.apps import App, import_app_modules, load_apps, read_apps_txt
 from engine.callables import Handler, resolve_dotted
+from engine.core import hooks as core_hooks
 from engine.documents.document import Document
 from engine.meta.schema import parse_doctype, scrub
 from engine.registry import AppRegistry, ScheduledEvent
@@ -181,9 +182,18 @@ def build_registry(apps_dir: Path, app_names: list[str]) -> AppRegistry:
             if report.name in registry.reports:
                 raise exc.ConfigurationError(f"App {app.name!r}: report {report.name!r} is defined twice")
             registry.reports[report.name] = report
+    _load_core_hooks(registry)
     _check_links(registry)
     whitelisted.freeze()
     return registry
+
+
+def _load_core_hooks(registry: AppRegistry) -> None:
+    """The framework's own doc_events (engine/core/hooks.py), after every app's."""
+    for dt_key, events in core_hooks.doc_events.items():
+        for event, path in events.items():
+            fn = resolve_dotted(path, f"engine/core/hooks.py doc_events {dt_key!r} {event!r}")
+            registry.doc_events.setdefault(dt_key, {}).setdefault(event, []).append(fn)
 
 
 def registry_from_settings(settings: Settings) -> AppRegistry:

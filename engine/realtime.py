@@ -7,40 +7,17 @@ With FW_REDIS_URL, messages go through Redis so clients on every server process 
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
+from engine.services import Publisher, RedisPublisher  # noqa: F401  (RedisPublisher re-exported)
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
     from engine.site import Site
 
-log = logging.getLogger("fw.realtime")
-
-
-class Publisher(Protocol):
-    async def emit(self, event: str, message: Any, room: str) -> None: ...
-
-
-class RedisPublisher:
-    """Write-only socket.io manager on Redis: any process can reach every server's clients."""
-
-    def __init__(self, url: str, channel: str) -> None:
-        import socketio
-
-        self.manager = socketio.AsyncRedisManager(url, channel=channel, write_only=True)
-
-    async def emit(self, event: str, message: Any, room: str) -> None:
-        await self.manager.emit(event, message, room=room, namespace="/")
-
-    async def close(self) -> None:
-        redis = getattr(self.manager, "redis", None)
-        if redis is not None:
-            await redis.aclose()
 
 
 def channel_for(site: Site) -> str:
@@ -48,10 +25,7 @@ def channel_for(site: Site) -> str:
 
 
 def publisher_for(site: Site) -> Publisher | None:
-    existing = getattr(site, "realtime", None)
-    if existing is None and site.settings.redis_url:
-        existing = site.realtime = RedisPublisher(site.settings.redis_url, channel_for(site))  # type: ignore[attr-defined]
-    return existing
+    return site.publisher()
 
 
 def room_for(ctx: Context, event: str, room: str | None, user: str | None, doctype: str | None,
@@ -70,13 +44,7 @@ def room_for(ctx: Context, event: str, room: str | None, user: str | None, docty
 
 
 async def _emit(site: Site, event: str, message: Any, room: str) -> None:
-    publisher = publisher_for(site)
-    if publisher is None:
-        return
-    try:
-        await publisher.emit(event, message, room)
-    except Exception:  # realtime is best effort: never fail the request that published
-        log.exception("realtime emit of %s to %s failed", event, room)
+    await site.emit(event, message, room)
 
 
 async def publish_realtime(ctx: Context, event: str, message: Any = None, room: str | None = None,
@@ -109,29 +77,11 @@ async def publish_progress(ctx: Context, percent: float, title: str | None = Non
     await _emit(ctx.site, "progress", message, room_for(ctx, "progress", None, ctx.user, None, None))
 
 
-_pending: set[asyncio.Task[None]] = set()
-
-
 def publish_soon(ctx: Context, event: str, message: Any = None, *, room: str | None = None, user: str | None = None,
                  doctype: str | None = None, docname: str | None = None) -> None:
     """`publish_realtime` from synchronous code (e.g. `ctx.msgprint(..., realtime=True)`): after the
     commit inside a unit of work (dropped on rollback), else right away in the background."""
-    target = room_for(ctx, event, room, user, doctype, docname)
-    site = ctx.site
-    if ctx.uow is not None:
-        async def later() -> None:
-            await _emit(site, event, message, target)
-
-        ctx.after_commit(later)
-        return
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:  # a thread without an event loop: the publisher belongs to another loop
-        log.warning("realtime %s to %s dropped: published outside the event loop and a unit of work", event, target)
-        return
-    task = loop.create_task(_emit(site, event, message, target))
-    _pending.add(task)
-    task.add_done_callback(_pending.discard)
+    ctx.emit_soon(event, message, room_for(ctx, event, room, user, doctype, docname))
 
 
 def doctype_room(doctype: str, *, every_row: bool) -> str:
@@ -140,7 +90,7 @@ def doctype_room(doctype: str, *, every_row: bool) -> str:
     return f"doctype:{doctype}" if every_row else f"doctype:{doctype}:restricted"
 
 
-def notify_change(ctx: Context, doc: Document, *, deleted: bool = False) -> None:
+def notify_change(ctx: Context, doc: BaseDocument, *, deleted: bool = False) -> None:
     """`doc_update` to the document's room and `list_update` to its doctype's rooms, after commit.
     A restricted reader hears only that the doctype changed (its list reloads through the
     permission-checked API), never the name or author of a record it may not read."""

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import ipaddress
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -34,10 +35,23 @@ class Settings(BaseSettings):
         "longest a list, count or report query of an HTTP request may run before MongoDB stops it "
         "(QueryTimeoutError, 504); 0: no limit. Jobs and commands are not limited"))
     max_body_bytes: int = 25 * 1024 * 1024
+    http_header_timeout: float = Field(default=10.0, ge=0, description=(
+        "seconds `fw serve` waits for a request's headers from the moment its connection opens (or, on a "
+        "kept-alive connection, from its first byte) before answering 408 and closing it; 0: no limit"))
+    max_query_fields: int = Field(default=500, ge=1, description=(
+        "most items a list query's `fields` may name (417 DataError above it): aliases can repeat a field "
+        "without end, and every column costs every row of the response"))
+    max_response_bytes: int = Field(default=32 * 1024 * 1024, ge=1024, description=(
+        "largest JSON response body; a bigger one answers 413 ResponseTooLargeError (ask for fewer rows or "
+        "fields). Above MongoDB's 16 MB document limit, so a write's own document always fits"))
     max_file_size: int = Field(default=10 * 1024 * 1024, ge=0, description=(
         "largest file `upload_file` accepts, in bytes (uploads are also bounded by max_body_bytes)"))
     frappe_aliases: bool = True
     cors_origins: list[str] = Field(default_factory=list)
+    forwarded_allow_ips: str = Field(default="", description=(
+        "comma-separated addresses or networks (CIDR) of trusted proxies, or `*`: only a request that "
+        "comes from one has its client address and scheme taken from X-Forwarded-For/-Proto; empty: "
+        "forwarded headers are ignored"))
     session_expiry_seconds: int = 170 * 3600
     secret_key: str | None = Field(default=None, description="keys API-secret digests; generated if unset")
     meta_check_interval: float = Field(default=1.0, description="seconds between meta version checks")
@@ -50,6 +64,19 @@ class Settings(BaseSettings):
         "JSON lines, written off the event loop; uvicorn's own access log is always off"))
     gc_young_threshold: int = Field(default=20_000, ge=0, description=(
         "allocations between young garbage collections in serve and worker processes (0: Python's 700)"))
+
+    @field_validator("forwarded_allow_ips")
+    @classmethod
+    def _proxy_addresses(cls, value: str) -> str:
+        """Each entry an address or a network, so a typo cannot silently trust nobody (or everybody)."""
+        for entry in filter(None, (part.strip() for part in value.split(","))):
+            if entry == "*":
+                continue
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(f"not an IP address or network: {entry!r}") from None
+        return value.strip()
 
     @property
     def apps_dir(self) -> Path:

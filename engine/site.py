@@ -1,43 +1,78 @@
-"""A site: one database, its meta, and the process-wide app registry. Opened once per process."""
+"""The runtime objects every engine function receives: `Site` (one database with its meta, caches
+and services, opened once per process by engine/wiring.py) and `Context` (who acts on it, in which
+language, inside which unit of work; engine/context.py runs units of work and binds contexts).
+
+Both live here because each names the other: a site makes contexts, a context belongs to a site.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
-from engine import cache_bus, db, embedded, site_mongod
+from engine import db, site_mongod
 from engine import exceptions as exc
+from engine.cache_bus import CacheBus
 from engine.constants import AUTOMATIC_ROLES
-from engine.context import Context
 from engine.meta.registry import MetaRegistry
+from engine.services import JobsBackend, Publisher, RedisPublisher
+from engine.sessions import SessionStore
 from engine.settings import Settings
 
 if TYPE_CHECKING:
+    from engine.meta.schema import Meta
     from engine.registry import AppRegistry
 
 log = logging.getLogger("fw.site")
+log_realtime = logging.getLogger("fw.realtime")
 ROLE_CACHE_SECONDS = 2.0
+_pending: set[asyncio.Task[None]] = set()  # realtime events sent in the background, kept until sent
 
 
 class Site:
+    """One database with its meta, caches and services, shared by every request and job of the
+    process. engine/wiring.py opens it; the services opened on first use (jobs backend, realtime
+    publisher, cache-bus client) are declared here and closed by `close_services`."""
+
     def __init__(self, settings: Settings, database: db.Database, apps: AppRegistry,
                  mongod: site_mongod.SharedMongod | None = None) -> None:
         self.settings = settings
         self.db = database
         self.apps = apps
-        self.meta = MetaRegistry(apps, database, settings.meta_check_interval)
-        self.meta.on_bump = self._announce_meta_change
         self.mongod = mongod
+        self.meta = MetaRegistry(apps, database, settings.meta_check_interval)
         self._roles: dict[str, tuple[float, frozenset[str], str | None]] = {}
-        from engine.auth import SessionStore
-
+        self.cache_bus = CacheBus(database.name, lambda: self.settings.redis_url)
         self.sessions = SessionStore(self)
+        self.cache_bus.on_drop.append(self._drop_cached)
+        self.cache_bus.on_reset.append(self._drop_all_cached)
+        self.meta.on_bump = self._announce_meta_change
+        # opened on first use by engine/jobs/queue.py, engine/realtime.py (or server/realtime.py), engine/auth.py
+        self._jobs_backend: JobsBackend | None = None
+        self.realtime: Publisher | None = None
+        self._auth_secret: bytes | None = None
 
     async def _announce_meta_change(self) -> None:
-        from engine import cache_bus
+        await self.cache_bus.announce("meta", "")
 
-        await cache_bus.announce(self, "meta", "")
+    def _drop_cached(self, kind: str, key: str) -> None:
+        if kind == "session":
+            self.sessions.forget(key)
+        elif kind == "user":
+            self.forget_roles(key)
+            self.sessions.forget_user(key)
+        elif kind == "api_key":
+            self.sessions.forget_api_key(key)
+        elif kind == "meta":  # the announcer already applied its own change (MetaRegistry.bump)
+            self.meta.mark_stale()
+
+    def _drop_all_cached(self) -> None:
+        self.forget_roles()
+        self.sessions.forget_all()
+        self.meta.mark_stale()
 
     @property
     def name(self) -> str:
@@ -82,17 +117,34 @@ class Site:
         else:
             self._roles.pop(user, None)
 
+    def publisher(self) -> Publisher | None:
+        """Where realtime events go: the server's own socket.io (set by server/realtime.py), else with
+        FW_REDIS_URL every server's through Redis, else nowhere."""
+        if self.realtime is None and self.settings.redis_url:
+            self.realtime = RedisPublisher(self.settings.redis_url, f"fw-realtime-{self.name}")
+        return self.realtime
+
+    async def emit(self, event: str, message: Any, room: str) -> None:
+        """Send a realtime event now. Best effort: a failure is logged, never raised to the publisher."""
+        publisher = self.publisher()
+        if publisher is None:
+            return
+        try:
+            await publisher.emit(event, message, room)
+        except Exception:  # realtime is best effort: never fail the request that published
+            log_realtime.exception("realtime emit of %s to %s failed", event, room)
+
     async def close_services(self) -> None:
         """Close the job backend and realtime publisher (opened lazily on first use)."""
-        backend = getattr(self, "_jobs_backend", None)
+        backend = self._jobs_backend
         if backend is not None:
             await backend.close()
             self._jobs_backend = None
-        publisher = getattr(self, "realtime", None)
+        publisher = self.realtime
         if publisher is not None and hasattr(publisher, "close"):
             await publisher.close()
         self.realtime = None
-        await cache_bus.close(self)
+        await self.cache_bus.close()
 
     async def close(self) -> None:
         await self.close_services()
@@ -102,45 +154,113 @@ class Site:
             self.mongod = None
 
 
-def connect_database(settings: Settings) -> tuple[db.Database, site_mongod.SharedMongod | None]:
-    """The configured database: FW_MONGO_URL, else the site's embedded mongod (started, or shared
-    with the site's other fw processes), else (loudly, when this machine has no mongod binary) memory."""
-    if settings.memory_backend:
-        return db.connect_memory(settings.db_name), None
-    if settings.mongo_url:
-        return connect(settings, settings.mongo_url), None
-    try:
-        mongod = site_mongod.attach(settings.data_dir / "mongo", durable=settings.durable_writes)
-    except embedded.EmbeddedUnavailable as e:
-        log.warning("=" * 72)
-        log.warning("EMBEDDED MONGODB UNAVAILABLE: %s", e)
-        log.warning("Falling back to the IN-MEMORY backend: NOTHING WILL BE SAVED across restarts,")
-        log.warning("and writes are not transactional. Set FW_MONGO_URL for a real database.")
-        log.warning("=" * 72)
-        return db.connect_memory(settings.db_name), None
-    return connect(settings, mongod.url), mongod
+class Context:
+    """The acting user, site, language and unit of work of one request, job or command."""
 
+    def __init__(self, site: Site, user: str = "Administrator", *, lang: str = "en",
+                 roles: frozenset[str] | None = None) -> None:
+        self.site = site
+        self.user = user
+        self.lang = lang
+        self.uow: db.UnitOfWork | None = None
+        self.messages: list[dict[str, Any]] = []
+        # extra top-level keys of the HTTP response body, beside `message` (Frappe's `frappe.response`:
+        # the Desk loaders send `docs`, `docinfo`, `user_settings` there); ignored outside HTTP
+        self.response: dict[str, Any] = {}
+        self._roles = roles
+        self.flags: dict[str, Any] = {}
+        # how long one list, count or aggregate query may run (ms; None: no limit). HTTP requests set
+        # it from FW_QUERY_TIMEOUT_MS; jobs and commands run unbounded
+        self.query_timeout_ms: int | None = None
+        # locks held until the outermost unit of work ends (committed or rolled back); None outside one
+        self.unit_locks: list[asyncio.Lock] | None = None
 
-def connect(settings: Settings, url: str) -> db.Database:
-    """A handle on the MongoDB at `url` with the timeouts of the settings (the URL's own options win)."""
-    return db.connect(url, settings.db_name, server_selection_timeout_ms=settings.mongo_server_selection_timeout_ms,
-                      retry_budget_ms=settings.mongo_retry_budget_ms)
+    @property
+    def db(self) -> db.Database:
+        return self.site.db
 
+    def meta(self, doctype: str) -> Meta:
+        return self.site.meta.get(doctype)
 
-async def open_site(settings: Settings, apps: AppRegistry | None = None) -> Site:
-    """Connect, load apps (unless given), read custom fields. Does not migrate."""
-    from engine.loader import registry_from_settings
+    async def roles(self) -> frozenset[str]:
+        """The user's roles, including the automatic ones; read once per context."""
+        if self._roles is None:
+            self._roles = await self.site.load_roles(self.user)
+        return self._roles
 
-    registry = apps or registry_from_settings(settings)
-    database, mongod = connect_database(settings)
-    site = Site(settings, database, registry, mongod)
-    try:
-        await site.meta.refresh_if_stale()
-    except BaseException as e:
-        await site.close()
-        if db.is_unreachable(e):  # one line, not a driver traceback
-            raise exc.ConfigurationError(
-                f"Cannot reach MongoDB at {db.redacted(mongod.url if mongod else settings.mongo_url or '')}: "
-                f"{str(e).split(',')[0]}. Check FW_MONGO_URL and that the server runs.") from e
-        raise
-    return site
+    @property
+    def is_admin(self) -> bool:
+        return self.user == "Administrator"
+
+    def clone(self, user: str | None = None) -> Context:
+        """A context for another user on the same site and unit of work (switching user safely)."""
+        other = Context(self.site, user or self.user, lang=self.lang,
+                        roles=self._roles if user in (None, self.user) else None)
+        other.uow = self.uow
+        other.unit_locks = self.unit_locks
+        other.query_timeout_ms = self.query_timeout_ms
+        other.messages = self.messages
+        other.response = self.response
+        return other
+
+    # -- transactions -------------------------------------------------------------------------
+
+    async def write_session(self, *, final: bool = False) -> Any:
+        return await self.uow.write_session(final=final) if self.uow else None
+
+    def read_session(self) -> Any:
+        return self.uow.read_session() if self.uow else None
+
+    def after_commit(self, callback: Callable[[], Awaitable[None] | None]) -> None:
+        """Run `callback` once the current unit of work commits; dropped on rollback."""
+        if self.uow is None:
+            raise exc.ConfigurationError("after_commit needs an active unit of work")
+        self.uow.after_commit.append(callback)
+
+    async def commit(self) -> None:
+        """Commit what the unit of work wrote so far; later writes open a new transaction."""
+        if self.uow is not None:
+            await self.uow.commit()
+
+    async def rollback(self) -> None:
+        if self.uow is not None:
+            await self.uow.rollback()
+
+    # -- user feedback ------------------------------------------------------------------------
+
+    def msgprint(self, message: str, *, title: str | None = None, indicator: str | None = None,
+                 alert: bool = False, realtime: bool = False, **extra: Any) -> None:
+        """A message for the user: in the response (`_server_messages`), or with `realtime=True`
+        as a socket.io `msgprint` event to room `user:<user>` (after the commit, when in a unit of
+        work; dropped on rollback)."""
+        entry: dict[str, Any] = {"message": message}
+        if title:
+            entry["title"] = title
+        if indicator:
+            entry["indicator"] = indicator
+        if alert:
+            entry["alert"] = 1
+        entry.update(extra)
+        if realtime:
+            self.emit_soon("msgprint", entry, f"user:{self.user}")
+            return
+        self.messages.append(entry)
+
+    def emit_soon(self, event: str, message: Any, room: str) -> None:
+        """A realtime event from synchronous code: after the commit inside a unit of work (dropped on
+        rollback), else right away in the background."""
+        site = self.site
+        if self.uow is not None:
+            async def later() -> None:
+                await site.emit(event, message, room)
+
+            self.after_commit(later)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # a thread without an event loop: the publisher belongs to another loop
+            log.warning("realtime %s to %s dropped: published outside the event loop and a unit of work", event, room)
+            return
+        task = loop.create_task(site.emit(event, message, room))
+        _pending.add(task)
+        task.add_done_callback(_pending.discard)

@@ -79,4 +79,15 @@ def _(message: str, *args: Any, lang: str | None = None, context: str | None = N
     if lang is None:
         lang = _language.get()
     text = translate(message, lang, context) if lang != "en" or _catalogs.get("en") else message
-    return text.format(*args) if args else text
+    return text.format(*map(_clip, args)) if args else text
+
+
+# a value put into a message (a name, a path, a field's text) is cut there: a message names what went
+# wrong, and a 10 KB name sent by a client must not come back several times over in its error body
+MAX_ARGUMENT_CHARS = 200
+
+
+def _clip(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
+        return value[:MAX_ARGUMENT_CHARS] + "…"
+    return value

@@ -14,6 +14,7 @@ from starlette.middleware import Middleware
 from starlette.middleware.cors import CORSMiddleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from engine import cache_bus, db
 from engine import exceptions as exc
@@ -21,7 +22,8 @@ from engine.jobs import outbox
 from engine.migrate import migrate
 from engine.runtime import tune_gc
 from engine.settings import Settings, get_settings
-from engine.site import Site, open_site
+from engine.site import Site
+from engine.wiring import open_site
 from server import access_log, errors, openapi, realtime
 from server.desk import DeskAssets
 from server.desk import routes as desk
@@ -76,6 +78,11 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     access = access_log.for_process(settings.access_log)
     if access is not None:  # outermost, so it times everything and sees the request id the edge layer sets
         middleware.insert(0, Middleware(access_log.AccessLogMiddleware, log=access))
+    if settings.forwarded_allow_ips:
+        # before everything else (the access log, the lockout's client address, Secure cookies): a request
+        # from a trusted proxy gets the client and scheme it forwarded; from anyone else the headers are
+        # ignored (uvicorn's own handling is off in `fw serve`, so FW_FORWARDED_ALLOW_IPS alone decides)
+        middleware.insert(0, Middleware(ProxyHeadersMiddleware, trusted_hosts=settings.forwarded_allow_ips))
     if settings.cors_origins:
         middleware.append(Middleware(
             CORSMiddleware, allow_origins=settings.cors_origins, allow_credentials=True, max_age=86400,

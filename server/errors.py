@@ -21,6 +21,7 @@ from starlette.responses import Response
 from engine import db
 from engine import exceptions as exc
 from engine.translation import _
+from server.allow import allowed_methods
 from server.context import negotiate_language, request_context
 from server.responses import json_response
 
@@ -30,6 +31,7 @@ V2_PREFIX = "/api/v2/"
 STATUS: dict[type[BaseException], int] = {
     exc.MaxFileSizeReachedError: 413,
     exc.DocumentTooLargeError: 413,
+    exc.ResponseTooLargeError: 413,
     exc.ValidationError: 417,
     exc.DoesNotExistError: 404,
     exc.PermissionError: 403,
@@ -143,9 +145,8 @@ async def handle_fw_error(request: Request, error: Exception) -> Response:
         log.error("%s %s failed", request.method, request.url.path, exc_info=error)
     settings = request.app.state.settings
     headers = None
-    if status == 429:
-        headers = {"Retry-After": "60"}
-    elif isinstance(error, exc.ServiceUnavailableError):  # MongoDB or Redis away: nothing was committed
+    if isinstance(error, exc.TooManyRequestsError | exc.ServiceUnavailableError):
+        # a lockout's remaining seconds; MongoDB or Redis away (nothing was committed): a few seconds
         headers = {"Retry-After": str(error.retry_after)}
     return json_response(_body(request, error, _messages(request), developer_mode=settings.developer_mode,
                                lang=request_language(request)), status, headers=headers)
@@ -168,7 +169,12 @@ async def handle_http_exception(request: Request, error: Exception) -> Response:
     if error.status_code == 404:
         mapped = exc.DoesNotExistError(_("Not found: {0}", request.url.path, lang=lang))
     elif error.status_code == 405:
+        allow = ", ".join(allowed_methods(request))
+        if request.method == "OPTIONS":  # as Frappe: an empty 200 (a CORS preflight is answered before this)
+            return Response(status_code=200, headers={"Allow": allow})
         mapped = exc.PermissionError(_("Method {0} is not allowed here", request.method, lang=lang))
+        body = _body(request, mapped, [], developer_mode=False, lang=lang)
+        return json_response(body, 405, headers={"Allow": allow})
     elif error.status_code == 400:  # e.g. a multipart body Starlette cannot parse
         mapped = exc.BadRequestError(str(error.detail))
     else:

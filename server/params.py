@@ -54,7 +54,11 @@ async def _read_arguments(request: Request) -> tuple[dict[str, Any], str]:
             ctype = value.decode("latin-1").split(";")[0].strip().lower()
         elif name in (b"content-length", b"transfer-encoding"):
             body_length = value
-    if ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+    if ctype == "application/x-www-form-urlencoded":
+        data = _query_arguments(scope)
+        data.update(await urlencoded_fields(request))
+        return data, "form"
+    if ctype == "multipart/form-data":
         data = _query_arguments(scope)
         form = await request.form()
         for key, value in form.multi_items():
@@ -69,8 +73,24 @@ async def _read_arguments(request: Request) -> tuple[dict[str, Any], str]:
 
 def _query_arguments(scope: Scope) -> dict[str, Any]:
     query = scope["query_string"]
-    # as Starlette's QueryParams reads it; for a repeated key the last value wins
-    return dict(parse_qsl(query.decode("latin-1"), keep_blank_values=True)) if query else {}
+    # for a repeated key the last value wins, as with Starlette's QueryParams
+    return _parse_urlencoded(query, body=False) if query else {}
+
+
+async def urlencoded_fields(request: Request) -> dict[str, str]:
+    """The fields of an `application/x-www-form-urlencoded` body (the body stays readable afterwards)."""
+    body = await request.body()
+    return _parse_urlencoded(body, body=True) if body else {}
+
+
+def _parse_urlencoded(raw: bytes, *, body: bool) -> dict[str, str]:
+    """Fields of URL-encoded text that must be UTF-8, raw or percent-encoded: anything else is refused
+    (Starlette's parsers put U+FFFD or Latin-1 in its place, and a document was stored as "��")."""
+    try:
+        return dict(parse_qsl(raw.decode("utf-8"), keep_blank_values=True, encoding="utf-8", errors="strict"))
+    except UnicodeDecodeError:
+        raise exc.BadRequestError(_("Invalid UTF-8 in the form body") if body
+                                  else _("Invalid UTF-8 in the query string")) from None
 
 
 # How deep a JSON request body may nest objects and arrays (the outermost counts as 1). Frappe sets no

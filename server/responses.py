@@ -11,6 +11,9 @@ from typing import Any
 import orjson
 from starlette.responses import Response
 
+from engine import exceptions as exc
+from engine.translation import _
+
 
 def _default(value: Any) -> Any:
     if isinstance(value, datetime.datetime):
@@ -49,5 +52,11 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def json_response(data: Any, status_code: int = 200, headers: dict[str, str] | None = None) -> Response:
-    return Response(dumps(data), status_code=status_code, headers=headers, media_type="application/json")
+def json_response(data: Any, status_code: int = 200, headers: dict[str, str] | None = None, *,
+                  max_bytes: int | None = None) -> Response:
+    """`data` as JSON; over `max_bytes` (FW_MAX_RESPONSE_BYTES, for success bodies) ResponseTooLargeError."""
+    body = dumps(data)
+    if max_bytes is not None and len(body) > max_bytes:
+        raise exc.ResponseTooLargeError(_(
+            "The response would be larger than {0} bytes; ask for fewer rows or fields", max_bytes))
+    return Response(body, status_code=status_code, headers=headers, media_type="application/json")

@@ -14,7 +14,6 @@ from typing import Any
 
 import engine as fw
 from engine import exceptions as exc
-from engine.documents import bulk
 from workforce_scoring.api.external import receive_data
 from workforce_scoring.constants import EMPLOYEE_SCORE, WAREHOUSE_VIOLATION
 from workforce_scoring.scoring import service
@@ -91,7 +90,7 @@ async def staff(ctx: fw.Context, rnd: random.Random) -> list[dict[str, Any]]:
                      "company": company, "branch": branch, "status": "Left" if i % 50 == 49 else "Active",
                      "date_of_joining": f"20{15 + i % 10}-0{1 + i % 9}-15",
                      "shift": ["Day", "Night", "Rotating"][i % 3]})
-    result = await bulk.insert_many(ctx, "Employee", rows)
+    result = await fw.insert_many(ctx, "Employee", rows)
     if result.failed or result.duplicates:
         raise exc.ValidationError(fw._("The demo employees could not be created: {0}",
                                        next(iter(result.failed.values()), "duplicates")))

@@ -7,7 +7,6 @@ administrator made (edited thresholds stay as they are).
 from __future__ import annotations
 
 import engine as fw
-from engine.documents import store
 from workforce_scoring.constants import EMPLOYEE_SCORE, ROLES, SCORING_SETTINGS
 from workforce_scoring.scoring import service
 from workforce_scoring.scoring.calculation import PERIOD_TYPES
@@ -46,13 +45,13 @@ async def key_period_scores(ctx: fw.Context) -> int:
     keys = {row["name"]: service.period_key(row["employee"], row["period_type"], row["period_value"]) for row in rows}
     taken = set(await fw.get_all(ctx, EMPLOYEE_SCORE, pluck=service.PERIOD_KEY, filters=[
         [service.PERIOD_KEY, "in", sorted({key for key in keys.values() if key})]])) if keys else set()
-    meta = ctx.meta(EMPLOYEE_SCORE)
     keyed = 0
     for name, key in keys.items():
         if key is None or key in taken:
             continue
         taken.add(key)
-        await store.update(ctx, meta, name, {service.PERIOD_KEY: key})  # a stored value, not an edit: no hooks
+        # a stored value, not an edit: written straight to the document, no hooks, `modified` kept
+        await (await fw.get_doc(ctx, EMPLOYEE_SCORE, name)).db_set(service.PERIOD_KEY, key, update_modified=False)
         keyed += 1
         if keyed % KEY_BATCH == 0:
             await ctx.commit()

@@ -1,9 +1,7 @@
-"""The operator commands of `fw` beyond serve/migrate (contract §1), added to the `main` group of
-engine/cli.py when that module imports this package (its last import line)."""
+"""The operator commands of `fw` beyond serve/migrate (contract §1), which engine/cli.py adds to its
+`main` group."""
 
 from __future__ import annotations
-
-import sys
 
 import click
 
@@ -18,16 +16,3 @@ COMMANDS: list[click.Command] = [
     start.start, init.init,
 ]
 
-
-def _cli_group() -> click.Group:
-    """engine/cli.py's `main`, also when that file runs as `python -m engine.cli` (as `__main__`)."""
-    main_module = sys.modules.get("__main__")
-    if getattr(getattr(main_module, "__spec__", None), "name", None) == "engine.cli":
-        return main_module.main  # type: ignore[union-attr, no-any-return]
-    from engine.cli import main
-
-    return main
-
-
-for _command in COMMANDS:
-    _cli_group().add_command(_command)

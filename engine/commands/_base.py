@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 from rich.console import Console
 
+from engine import embedded, site_mongod
 from engine import exceptions as exc
+from engine.apps import read_apps_txt
 from engine.settings import Settings, get_settings
 
 if TYPE_CHECKING:
@@ -72,7 +74,8 @@ def run(coro_factory: Callable[[Settings], Awaitable[Any]]) -> Any:
 
 @contextlib.asynccontextmanager
 async def opened_site(settings: Settings) -> AsyncIterator[Site]:
-    from engine.site import open_site
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
+    from engine.wiring import open_site
 
     site = await open_site(settings)
     try:
@@ -91,8 +94,6 @@ def status(message: str) -> Iterator[Progress]:
 def append_to_apps_txt(apps_txt: Path, name: str) -> bool:
     """Add `name` to apps.txt on its own line (the file first gets its missing final newline).
     Returns False when the app is already listed."""
-    from engine.apps import read_apps_txt
-
     if name in read_apps_txt(apps_txt):
         return False
     text = apps_txt.read_text(encoding="utf-8") if apps_txt.exists() else ""
@@ -101,3 +102,19 @@ def append_to_apps_txt(apps_txt: Path, name: str) -> bool:
     apps_txt.parent.mkdir(parents=True, exist_ok=True)
     apps_txt.write_text(f"{text}{name}\n", encoding="utf-8")
     return True
+
+
+def hold_embedded_mongod(settings: Settings) -> site_mongod.SharedMongod | None:
+    """Attach to (or start) the site's embedded mongod when the settings use it; None otherwise (or
+    when this machine has no mongod, where the site falls back to memory with a warning)."""
+    if settings.mongo_url or settings.memory_backend:
+        return None
+    try:
+        with operator_errors():
+            try:
+                return site_mongod.attach(settings.data_dir / "mongo", durable=settings.durable_writes)
+            except embedded.EmbeddedUnavailable:
+                return None
+    except click.ClickException as e:
+        e.show()
+        sys.exit(e.exit_code)

@@ -35,6 +35,7 @@ def _tree(root: Path) -> dict[str, bytes]:
 
 
 def _build_assets(settings: Settings) -> None:
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.assets import build
 
     with status("Building assets") as progress:
@@ -84,6 +85,7 @@ def install_app(app: str) -> None:
 
     Migrates first (idempotent), so a fresh database works.
     """
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.apps import read_apps_txt
     from engine.installer import install_app as install
     from engine.migrate import migrate
@@ -111,6 +113,7 @@ def install_app(app: str) -> None:
 @click.argument("name")
 def new_app(name: str) -> None:
     """Create a working app NAME under apps/ (a sample doctype, API, translations, JS, tests)."""
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine import scaffold
     from engine.apps import read_apps_txt
 

@@ -17,6 +17,7 @@ from engine.settings import Settings, get_settings
 @click.option("--burst", is_flag=True, help="run the queued jobs, then exit")
 def worker(queues: str, burst: bool) -> None:
     """Run an arq worker for QUEUES (needs FW_REDIS_URL). Stops gracefully on SIGTERM."""
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.jobs.worker import run_workers
 
     names = [q.strip() for q in queues.split(",") if q.strip()]
@@ -38,6 +39,7 @@ def worker(queues: str, burst: bool) -> None:
 @click.option("--once", is_flag=True, help="sync the Scheduled Job Types, run one tick, then exit")
 def scheduler(once: bool) -> None:
     """Fire scheduler_events as jobs: each due time exactly once, even with several schedulers."""
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.jobs.scheduler import run_scheduler
 
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")

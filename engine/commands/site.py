@@ -29,6 +29,7 @@ def execute(dotted_path: str, kwargs_json: str, user: str) -> None:
     The function gets `ctx` if it takes that parameter; it may be async. Any error rolls back
     everything it wrote.
     """
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.callables import call_with_supported, resolve_dotted
     from engine.context import unit_of_work
 
@@ -68,6 +69,7 @@ def execute(dotted_path: str, kwargs_json: str, user: str) -> None:
 @click.option("--app", "app_name", help="Only this app (default: every installed app with fixtures).")
 def export_fixtures(app_name: str | None) -> None:
     """Write apps/<app>/fixtures/<doctype>.json for each entry of the app's `fixtures` hook."""
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.fixtures import export_fixtures as export
 
     async def go(settings: Settings) -> list[str]:

@@ -22,7 +22,7 @@ import click
 
 from engine import exceptions as exc
 from engine import site_mongod
-from engine.commands._base import fail, opened_site, run
+from engine.commands._base import fail, hold_embedded_mongod, opened_site, run
 from engine.settings import Settings, get_settings
 from engine.site_mongod import SharedMongod
 from engine.supervisor import ProcessSpec, Supervisor
@@ -107,7 +107,7 @@ def start(host: str, port: int) -> None:
     Migrates first. A process that dies is restarted (after 0.5 s, doubling while it keeps failing);
     one that fails 5 times in a row within 10 s of starting stops everything (exit code 1).
     """
-    from engine.cli import hold_embedded_mongod
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.migrate import migrate
 
     settings = get_settings()

@@ -15,6 +15,7 @@ def extract_messages(app: str) -> None:
 
     Copy it to `<lang>.csv` (e.g. `de.csv`) and fill in the second column.
     """
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.messages import extract_messages as extract
     from engine.messages import write_template
 

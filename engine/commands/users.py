@@ -13,6 +13,7 @@ from engine.settings import Settings
 @click.argument("password")
 def set_admin_password(password: str) -> None:
     """Set the password of the Administrator user (created first on a fresh site)."""
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.context import unit_of_work
     from engine.core.bootstrap import ensure_bootstrap
     from engine.documents.factory import get_doc
@@ -46,6 +47,7 @@ def set_admin_password(password: str) -> None:
 def add_user(email: str, password: str, roles: tuple[str, ...], first_name: str | None, last_name: str | None,
              user_type: str, create_roles: bool) -> None:
     """Create the user EMAIL with a password and roles."""
+    # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.context import unit_of_work
     from engine.core.bootstrap import ensure_bootstrap
     from engine.documents.factory import new_doc

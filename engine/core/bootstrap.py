@@ -7,6 +7,7 @@ import secrets
 from typing import TYPE_CHECKING
 
 from engine import db
+from engine.clock import now_str
 from engine.constants import CORE_ROLES, PASSWORD_KEY
 from engine.context import run_in_unit_of_work
 from engine.core import passwords
@@ -21,8 +22,6 @@ async def ensure_bootstrap(site: Site) -> str | None:
     """Create what is missing; returns a generated Administrator password (printed once) or None.
 
     Upserts only, retried on a write conflict: safe when several processes bootstrap at once."""
-    from engine.clock import now_str
-
     now = now_str()
     base = {"owner": "Administrator", "modified_by": "Administrator", "creation": now, "modified": now,
             "docstatus": 0, "idx": 0}

@@ -11,6 +11,7 @@ from engine import exceptions as exc
 from engine.documents.document import Document
 from engine.meta.registry import LINK_TYPES, custom_field_problem, custom_field_schema
 from engine.meta.schema import DocFieldSchema
+from engine.schema_sync import sync_doctype
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -58,8 +59,6 @@ class CustomField(Document):
 
 def _apply_after_commit(site: Site, doctype: str) -> Callable[[], Awaitable[None]]:
     async def apply() -> None:
-        from engine.migrate import sync_doctype
-
         await site.meta.bump()
         await sync_doctype(site, doctype)
 

@@ -19,18 +19,22 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
+from engine import permissions
+from engine.documents import store
+from engine.documents.factory import get_doc
+from engine.query import listing
 from engine.query.ast import And, Cond, Node, Op, Or
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
     from engine.meta.schema import Meta
 
 MANAGER = "System Manager"
 READ_RIGHTS = frozenset({"read", "select", "report", "export", "print", "email", "share"})
 
 
-async def has_permission(ctx: Context, doc: Document, ptype: str) -> bool:
+async def has_permission(ctx: Context, doc: BaseDocument, ptype: str) -> bool:
     if MANAGER in await ctx.roles():
         return True
     target = (doc.get("attached_to_doctype"), doc.get("attached_to_name"))
@@ -54,8 +58,6 @@ async def _may_attach(ctx: Context, doctype: Any, name: Any) -> bool:
     meta = ctx.meta(doctype)
     if meta.istable or meta.name == "File":
         return True
-    from engine.documents import store
-
     if not meta.issingle and await store.load(ctx, meta, str(name), {"_id": 1}) is None:
         return True
     return await _can(ctx, doctype, name, "write")
@@ -63,9 +65,6 @@ async def _may_attach(ctx: Context, doctype: Any, name: Any) -> bool:
 
 async def _can(ctx: Context, doctype: Any, name: Any, ptype: str) -> bool:
     """Whether the user holds `ptype` on the stored document `doctype`/`name`."""
-    from engine import permissions
-    from engine.documents.factory import get_doc
-
     if not doctype or not name or doctype == "File" or not ctx.site.meta.exists(doctype):
         return False
     if ctx.meta(doctype).istable:
@@ -79,9 +78,6 @@ async def _can(ctx: Context, doctype: Any, name: Any, ptype: str) -> bool:
 
 async def query_conditions(ctx: Context, meta: Meta) -> Node | None:
     """The rule as a filter on File lists and counts (None: no restriction)."""
-    from engine import permissions
-    from engine.query import listing
-
     if MANAGER in await ctx.roles():
         return None
     files = ctx.db.collection(meta.collection)

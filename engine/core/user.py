@@ -1,8 +1,8 @@
 """The User controller: `new_password` becomes a hash in a private field, never stored as given.
 
 Rules (contract §2.5):
-- a user may read and write their own User document (`self_permission`, consulted by
-  `engine.permissions.has_permission` when no DocPerm row grants the right);
+- a user may read and write their own User document (`self_permission` in
+  engine/permissions/core_rules.py, consulted when no DocPerm row grants the right);
 - only a System Manager (or Administrator) may create users, or change anyone's roles,
   `enabled`, `user_type` or `email` (a user editing their own document may change their names,
   language, time zone and password, nothing that widens their access);
@@ -27,14 +27,6 @@ if TYPE_CHECKING:
     from engine.context import Context
 
 MANAGER_ONLY_FIELDS = ("roles", "enabled", "user_type", "email", "api_key")
-SELF_RIGHTS = frozenset({"read", "select", "write"})
-
-
-def self_permission(ctx: Context, doc: Document, ptype: str) -> bool:
-    """Whether `ctx.user` may `ptype` the stored User `doc` because it is their own."""
-    if doc.doctype != "User" or ptype not in SELF_RIGHTS or doc.is_new() or ctx.user == "Guest":
-        return False
-    return bool(doc.stored_value("name") == ctx.user)
 
 
 async def is_user_manager(ctx: Context) -> bool:

@@ -11,6 +11,7 @@ from engine import exceptions as exc
 from engine.documents import store
 from engine.documents.document import Document
 from engine.documents.factory import new_doc
+from engine.schema_sync import sync_doctype
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -72,8 +73,6 @@ def _apply_after_commit(site: Site, *doctypes: str | None) -> Callable[[], Await
     """Re-read workflows in every process, and rewrite the DocType records (and indexes) of the
     doctypes whose meta gains or loses the workflow's state field, as a Custom Field change does."""
     async def apply() -> None:
-        from engine.migrate import sync_doctype
-
         await site.meta.bump()
         for doctype in dict.fromkeys(d for d in doctypes if d and site.meta.exists(d)):
             await sync_doctype(site, doctype)

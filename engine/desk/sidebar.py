@@ -16,6 +16,7 @@ from urllib.parse import quote
 from engine import permissions
 from engine.constants import AUTOMATIC_ROLES
 from engine.permissions.roles import Grant, rights_for
+from engine.query.listing import get_all
 from engine.translation import translate
 
 if TYPE_CHECKING:
@@ -40,8 +41,6 @@ def report_route(report: str) -> str:
 
 async def runnable_reports(ctx: Context) -> list[ReportDef]:
     """The script reports the user may run (a report role, report permission on its doctype, not disabled)."""
-    from engine.query.listing import get_all
-
     disabled = set(await get_all(ctx, "Report", filters={"disabled": 1}, pluck="name"))
     roles = await ctx.roles()
     out = []

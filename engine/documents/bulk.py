@@ -46,8 +46,11 @@ from typing import TYPE_CHECKING, Any
 from engine import db, naming, permissions
 from engine import exceptions as exc
 from engine.clock import now_str
+from engine.context import unit_of_work
 from engine.documents import docstatus, lifecycle, store, validation
 from engine.meta import fieldtypes
+from engine.meta.workflows import workflow_for
+from engine.realtime import publish_realtime
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -121,8 +124,6 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
         else:
             result.names[index] = docs[index].name
     if result.names:
-        from engine.realtime import publish_realtime
-
         await publish_realtime(ctx, "list_update", {"doctype": doctype, "user": ctx.user}, doctype=doctype,
                                after_commit=atomic)
     return result
@@ -133,8 +134,6 @@ class _Builder:
     hooks; what is the same for every row (controller, coercion plan, workflow) is looked up once."""
 
     def __init__(self, ctx: Context, meta: Meta, now: str, *, ignore_mandatory: bool) -> None:
-        from engine.workflow import workflow_for
-
         self.ctx = ctx
         self.meta = meta
         self.cls = ctx.site.apps.controller(meta.name)
@@ -420,8 +419,6 @@ def _record(doc: Document) -> dict[str, Any]:
 async def _write_in_transaction(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> None:
     """Insert in the unit of work's transaction (one of its own without a unit); a duplicate aborts
     the transaction, so it is a conflict (`TransientError`): the unit runs again."""
-    from engine.context import unit_of_work
-
     async with unit_of_work(ctx):
         session = await ctx.write_session()
         try:

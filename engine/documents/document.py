@@ -1,301 +1,52 @@
-"""`Document`: a doctype's field values with attribute access, child rows and dirty tracking.
-
-It does no I/O itself; `insert()`, `save()`, `submit()`, `cancel()` and `delete()` hand the
-document to `engine.documents.lifecycle`. App controllers subclass it and define hook methods
-(`validate`, `on_submit`, ...), sync or async.
+"""`Document`: the class app controllers subclass. A `BaseDocument` (field values, child rows,
+change tracking; engine/documents/base.py) with the lifecycle on top: `insert()`, `save()`,
+`submit()`, `cancel()` and `delete()` hand the document to `engine.documents.lifecycle`.
+Controllers define hook methods (`validate`, `on_submit`, ...), sync or async.
 """
 
 from __future__ import annotations
 
-import copy
-from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Self
 
 from engine import exceptions as exc
-from engine.meta.schema import CHILD_FIELDS
+from engine import permissions
+from engine.documents import lifecycle, store
+from engine.documents.base import BaseDocument
 from engine.translation import _
 from engine.whitelisted import whitelist
 
-if TYPE_CHECKING:
-    from engine.context import Context
-    from engine.meta.schema import Meta
 
-# keys clients send that are not fields (Frappe's private and optional keys)
-_IGNORED_INPUT = frozenset({"doctype", "_user_tags", "_comments", "_assign", "_liked_by", "_seen"})
-
-
-class Document:
+class Document(BaseDocument):
     """A document of one doctype. Field values read and write as attributes: `doc.employee`."""
-
-    def __init__(self, meta: Meta, data: Mapping[str, Any] | None = None, *, ctx: Context | None = None,
-                 parent: Document | None = None, stored: bool = False) -> None:
-        object.__setattr__(self, "_meta", meta)
-        object.__setattr__(self, "_ctx", ctx)
-        object.__setattr__(self, "_data", {})
-        object.__setattr__(self, "_parent", parent)
-        object.__setattr__(self, "_stored", None)
-        object.__setattr__(self, "flags", {})
-        if data:
-            if stored:
-                self._load(data)
-            else:
-                self.update(data)
-
-    # -- identity -----------------------------------------------------------------------------
-
-    @property
-    def meta(self) -> Meta:
-        return self._meta
-
-    @property
-    def doctype(self) -> str:
-        return self._meta.name
-
-    @property
-    def ctx(self) -> Context:
-        ctx = self._ctx if self._parent is None else self._parent.ctx
-        if ctx is None:
-            raise RuntimeError(f"{self.doctype} document is not bound to a context")
-        return ctx
-
-    @property
-    def parent_doc(self) -> Document | None:
-        return self._parent
-
-    def is_new(self) -> bool:
-        return self._stored is None
-
-    def bind(self, ctx: Context) -> Document:
-        object.__setattr__(self, "_ctx", ctx)
-        return self
-
-    # -- field access -------------------------------------------------------------------------
-
-    def __getattr__(self, name: str) -> Any:
-        data = self.__dict__["_data"]
-        if name in data:
-            return data[name]
-        meta = self.__dict__["_meta"]
-        if name in meta.fieldnames or name in CHILD_FIELDS:
-            return [] if name in meta.by_name and meta.by_name[name].is_table else None
-        raise AttributeError(f"{type(self).__name__} ({meta.name}) has no field or attribute {name!r}")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name.startswith("_") or name in type(self).__dict__ or not self._is_field(name):
-            object.__setattr__(self, name, value)
-        else:
-            self.set(name, value)
-
-    def _is_field(self, name: str) -> bool:
-        return name in self._meta.fieldnames or name in CHILD_FIELDS
-
-    def get(self, fieldname: str, default: Any = None) -> Any:
-        value = self._data.get(fieldname)
-        return default if value is None else value
-
-    def set(self, fieldname: str, value: Any) -> None:
-        field = self._meta.by_name.get(fieldname)
-        if field is not None and field.is_table:
-            self._data[fieldname] = self._make_rows(fieldname, value)
-        else:
-            self._data[fieldname] = value
-
-    def update(self, data: Mapping[str, Any], *, strict: bool = True) -> Document:
-        """Set several fields at once. A table given replaces the table (rows keep their names).
-
-        With `strict`, a key that is not a field of the doctype is a DataError naming it.
-        """
-        if not isinstance(data, Mapping):
-            raise exc.DataError(_("Document data must be an object, not {0}", type(data).__name__))
-        for key, value in data.items():
-            if key in _IGNORED_INPUT or key.startswith("__"):
-                continue
-            if not self._is_field(key):
-                if strict:
-                    raise exc.DataError(_("{0} has no field {1}", self.doctype, repr(key)[:80]), field=str(key))
-                continue
-            self.set(key, value)
-        return self
-
-    def append(self, table: str, row: Mapping[str, Any] | Document | None = None) -> Document:
-        """Add a row to a child table and return it."""
-        field = self._meta.by_name.get(table)
-        if field is None or not field.is_table:
-            raise exc.DataError(_("{0} has no table {1}", self.doctype, table), field=table)
-        rows = self._data.setdefault(table, [])
-        child = self._make_row(table, row or {}, len(rows) + 1)
-        rows.append(child)
-        return child
-
-    def _make_rows(self, table: str, value: Any) -> list[Document]:
-        if value is None:
-            return []
-        if not isinstance(value, list | tuple):
-            raise exc.FieldTypeError(_("{0} must be a list of rows", self._meta.label(table)), field=table)
-        return [self._make_row(table, row, i) for i, row in enumerate(value, start=1)]
-
-    def _make_row(self, table: str, row: Any, idx: int) -> Document:
-        meta = self._child_meta(table)
-        if isinstance(row, Document):
-            child = row
-            object.__setattr__(child, "_parent", self)
-        elif isinstance(row, Mapping):
-            child = Document(meta, None, parent=self)
-            child.update(row)
-        else:
-            raise exc.FieldTypeError(_("Each row of {0} must be an object", self._meta.label(table)), field=table)
-        child._data["idx"] = idx
-        child._data["parentfield"] = table
-        child._data["parenttype"] = self.doctype
-        return child
-
-    def _child_meta(self, table: str) -> Meta:
-        field = self._meta.by_name[table]
-        if self._meta.registry is None:
-            raise RuntimeError(f"{self.doctype}: Meta has no registry to resolve child doctype {field.options}")
-        return self._meta.registry.get(field.options or "")
-
-    # -- serialisation ------------------------------------------------------------------------
-
-    def as_dict(self, *, no_nulls: bool = False, fields: Iterable[str] | None = None) -> dict[str, Any]:
-        """Plain data for clients: `doctype`, standard fields, values and child rows; no passwords."""
-        meta = self._meta
-        data = self._data
-        tables = meta.table_fieldnames
-        if fields is None:
-            if not tables:  # the common shape, in one comprehension
-                if no_nulls:
-                    return {"doctype": meta.name,
-                            **{key: value for key in meta.serial_keys if (value := data.get(key)) is not None}}
-                return {"doctype": meta.name, **{key: data.get(key) for key in meta.serial_keys}}
-            out: dict[str, Any] = {"doctype": meta.name}
-            keys: Iterable[str] = meta.serial_keys
-        else:
-            out, wanted = {}, set(fields)
-            keys = [k for k in meta.serial_keys if k in wanted]
-        for key in keys:
-            value = data.get(key)
-            if key in tables:
-                value = [row.as_dict(no_nulls=no_nulls) for row in value or []]
-            elif value is None and no_nulls:
-                continue
-            out[key] = value
-        return out
-
-    def to_record(self) -> dict[str, Any]:
-        """The stored shape: `_id` for name, child rows embedded (without `doctype`)."""
-        out: dict[str, Any] = {}
-        meta = self._meta
-        for key, value in self._data.items():
-            field = meta.by_name.get(key)
-            if key == "name":
-                if self._parent is None:
-                    out["_id"] = value
-                else:
-                    out["name"] = value
-                continue
-            if field is not None and field.is_table:
-                out[key] = [row.to_record() for row in value or []]
-            else:
-                out[key] = value
-        return out
-
-    def _load(self, record: Mapping[str, Any]) -> None:
-        """Fill from a stored record (trusted: no input checks), and remember it for diffs."""
-        data = dict(record)  # one copy at C speed; the few keys that need more are fixed below
-        if "_id" in data:
-            data["name"] = data.pop("_id")
-        data.pop("_ancestors", None)
-        tables = self._meta.table_fieldnames
-        for key, value in data.items():
-            if key in tables:
-                data[key] = self._load_rows(key, value)
-            elif isinstance(value, (dict, list)):  # a JSON value: the document gets its own copy
-                data[key] = copy.deepcopy(value)
-        object.__setattr__(self, "_data", data)
-        # the record itself is the snapshot: nothing else holds it, and the document never mutates it
-        object.__setattr__(self, "_stored", record)
-
-    def _load_rows(self, table: str, rows: list[dict[str, Any]] | None) -> list[Document]:
-        meta = self._child_meta(table)
-        out = []
-        for row in rows or []:
-            child = Document(meta, None, parent=self)
-            child._load(row)
-            out.append(child)
-        return out
-
-    def _snapshot(self) -> dict[str, Any]:
-        return copy.deepcopy(self.to_record())
-
-    def mark_stored(self) -> None:
-        object.__setattr__(self, "_stored", self._snapshot())
-        for table in self._meta.table_fields:
-            for row in self._data.get(table.fieldname) or []:
-                object.__setattr__(row, "_stored", row._snapshot())
-
-    # -- change tracking ----------------------------------------------------------------------
-
-    def get_doc_before_save(self) -> Document | None:
-        """The document as stored before this save (None for a new document)."""
-        if self._stored is None:
-            return None
-        before = type(self)(self._meta, ctx=self._ctx)
-        before._load(self._stored)
-        return before
-
-    def stored_value(self, fieldname: str) -> Any:
-        if self._stored is None:
-            return None
-        key = "_id" if fieldname == "name" and self._parent is None else fieldname
-        return self._stored.get(key)
-
-    def has_value_changed(self, fieldname: str) -> bool:
-        if self._stored is None:
-            return True
-        current = self.to_record()
-        key = "_id" if fieldname == "name" and self._parent is None else fieldname
-        return current.get(key) != self._stored.get(key)
 
     # -- lifecycle (delegates to engine.documents.lifecycle) ----------------------------------
 
     async def insert(self, *, ignore_permissions: bool = False, ignore_links: bool = False,
-                     ignore_mandatory: bool = False, ignore_if_duplicate: bool = False) -> Document:
-        from engine.documents import lifecycle
-
+                     ignore_mandatory: bool = False, ignore_if_duplicate: bool = False) -> Self:
         return await lifecycle.insert(self, lifecycle.SaveOptions(
             ignore_permissions=ignore_permissions, ignore_links=ignore_links,
             ignore_mandatory=ignore_mandatory, ignore_if_duplicate=ignore_if_duplicate))
 
     async def save(self, *, ignore_permissions: bool = False, ignore_links: bool = False,
-                   ignore_mandatory: bool = False) -> Document:
-        from engine.documents import lifecycle
-
+                   ignore_mandatory: bool = False) -> Self:
         return await lifecycle.save(self, lifecycle.SaveOptions(
             ignore_permissions=ignore_permissions, ignore_links=ignore_links, ignore_mandatory=ignore_mandatory))
 
     @whitelist(methods=["POST"])
-    async def submit(self, *, ignore_permissions: bool = False) -> Document:
-        from engine.documents import lifecycle
-
+    async def submit(self, *, ignore_permissions: bool = False) -> Self:
         self.docstatus = 1
         return await lifecycle.save(self, lifecycle.SaveOptions(ignore_permissions=ignore_permissions))
 
     @whitelist(methods=["POST"])
-    async def cancel(self, *, ignore_permissions: bool = False) -> Document:
-        from engine.documents import lifecycle
-
+    async def cancel(self, *, ignore_permissions: bool = False) -> Self:
         self.docstatus = 2
         return await lifecycle.save(self, lifecycle.SaveOptions(ignore_permissions=ignore_permissions))
 
     async def delete(self, *, ignore_permissions: bool = False) -> None:
-        from engine.documents import lifecycle
-
         await lifecycle.delete(self, lifecycle.SaveOptions(ignore_permissions=ignore_permissions))
 
-    async def reload(self) -> Document:
-        from engine.documents import store
-
+    async def reload(self) -> Self:
         record = await store.load(self.ctx, self._meta, self.name)
         if record is None:
             raise exc.DoesNotExistError(_("{0} {1} not found", self.doctype, self.name))
@@ -306,16 +57,11 @@ class Document:
     async def db_set(self, fieldname: str | Mapping[str, Any], value: Any = None, *,
                      update_modified: bool = True) -> None:
         """Write fields straight to the stored document: no hooks, no validation beyond types."""
-        from engine.documents import lifecycle
-
         values = dict(fieldname) if isinstance(fieldname, Mapping) else {fieldname: value}
         await lifecycle.db_set(self, values, update_modified=update_modified)
 
     async def check_permission(self, ptype: str = "read") -> None:
-        from engine.permissions import check_document
+        await permissions.check_document(self.ctx, self, ptype)
 
-        await check_document(self.ctx, self, ptype)
 
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.doctype} {self._data.get('name')!r}>"
-
+Document.row_class = Document  # child rows are Documents too (apps may call their methods)

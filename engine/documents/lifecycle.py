@@ -11,20 +11,23 @@ import inspect
 import secrets
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from engine import exceptions as exc
-from engine import naming, permissions
+from engine import naming, permissions, realtime
 from engine.clock import now_str
 from engine.context import unit_of_work
-from engine.documents import docstatus, links, store, tree, validation, versioning
+from engine.core import passwords
+from engine.documents import concurrency, docstatus, links, store, tree, validation, versioning, workflow_check
 from engine.documents.docstatus import Action
 from engine.meta import fieldtypes
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
+
+D = TypeVar("D", bound="BaseDocument")
 
 
 @dataclass(frozen=True)
@@ -39,7 +42,7 @@ class SaveOptions:
 
 @dataclass
 class Operation:
-    doc: Document
+    doc: BaseDocument
     ctx: Context
     opts: SaveOptions
     action: Action
@@ -59,7 +62,7 @@ async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     return result
 
 
-async def run_hook(doc: Document, event: str) -> None:
+async def run_hook(doc: BaseDocument, event: str) -> None:
     """Controller method, then doc_events[doctype], then doc_events["*"]."""
     method = getattr(type(doc), event, None)
     if method is not None:
@@ -140,7 +143,7 @@ async def _refuse_duplicates(op: Operation, record: dict[str, Any], *, check_nam
             _("{0} must be unique ({1} already exists)", _(doc.meta.label(clash)), record.get(clash)), field=clash)
 
 
-def _name_children(doc: Document) -> None:
+def _name_children(doc: BaseDocument) -> None:
     for table in doc.meta.table_fields:
         for idx, row in enumerate(doc._data.get(table.fieldname) or [], start=1):
             data = row._data
@@ -191,9 +194,7 @@ async def validate_fields(op: Operation) -> None:
     await _hash_passwords(doc)
 
 
-async def _hash_passwords(doc: Document) -> None:
-    from engine.core import passwords
-
+async def _hash_passwords(doc: BaseDocument) -> None:
     for field in doc.meta.password_fields:
         value = doc._data.get(field.fieldname)
         if value and not passwords.is_hashed(value):
@@ -258,8 +259,16 @@ async def persist_update(op: Operation) -> None:
     if doc.meta.is_tree and (doc.meta.nsm_parent_field in set_ or doc.meta.nsm_parent_field in unset):
         set_["_ancestors"] = await tree.move(op.ctx, doc)
     final = op.final_write and not doc.meta.is_tree
-    matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected, final=final)
+    try:
+        matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected,
+                                     final=final)
+    except exc.TransientError as e:  # another transaction is writing it right now
+        if concurrency.wants_rerun(doc):
+            raise concurrency.changed_error(doc) from e
+        raise
     if not matched:
+        if concurrency.wants_rerun(doc):  # changed since it was read, and the client asked no check
+            raise concurrency.changed_error(doc)
         await _raise_not_latest(op)
     doc.flags["version_before"] = stored
     doc.mark_stored()
@@ -312,15 +321,11 @@ async def write_version(op: Operation) -> None:
 
 
 async def check_workflow(op: Operation) -> None:
-    from engine import workflow
-
-    await workflow.validate_on_save(op.ctx, op.doc, op.action)
+    await workflow_check.validate_on_save(op.ctx, op.doc, op.action)
 
 
 async def emit_realtime(op: Operation) -> None:
-    from engine.realtime import notify_change
-
-    notify_change(op.ctx, op.doc)
+    realtime.notify_change(op.ctx, op.doc)
 
 
 async def check_cancel_links(op: Operation) -> None:
@@ -379,7 +384,7 @@ def _nothing_after_write(op: Operation) -> bool:
     return True
 
 
-async def _run(op: Operation, steps: tuple[Step, ...]) -> Document:
+async def _run(op: Operation, steps: tuple[Step, ...]) -> None:
     # the write may skip the transaction only when this operation is all the unit of work does:
     # it owns the unit, or the caller (a route doing one operation) said so
     alone = op.ctx.uow is None or bool(op.ctx.flags.get("single_operation"))
@@ -389,19 +394,19 @@ async def _run(op: Operation, steps: tuple[Step, ...]) -> Document:
             await step(op)
             if op.doc.flags.get("duplicate"):
                 break
-    return op.doc
 
 
-async def insert(doc: Document, opts: SaveOptions = SaveOptions()) -> Document:
+async def insert(doc: D, opts: SaveOptions = SaveOptions()) -> D:
     if not doc.is_new():
         raise exc.DuplicateEntryError(_("{0} {1} already exists", _(doc.doctype), doc.name))
     status = docstatus.coerce(doc._data.get("docstatus"))
     action = docstatus.transition(None, status, submittable=doc.meta.is_submittable)
     op = Operation(doc, doc.ctx, opts, action, now_str())
-    return await _run(op, INSERT_SUBMIT if action is Action.SUBMIT else INSERT)
+    await _run(op, INSERT_SUBMIT if action is Action.SUBMIT else INSERT)
+    return doc
 
 
-async def save(doc: Document, opts: SaveOptions = SaveOptions()) -> Document:
+async def save(doc: D, opts: SaveOptions = SaveOptions()) -> D:
     if doc.is_new():
         return await insert(doc, opts)
     old = int((doc._stored or {}).get("docstatus") or 0)
@@ -409,10 +414,11 @@ async def save(doc: Document, opts: SaveOptions = SaveOptions()) -> Document:
     action = docstatus.transition(old, new, submittable=doc.meta.is_submittable)
     doc._data["docstatus"] = new
     op = Operation(doc, doc.ctx, opts, action, now_str(), old_docstatus=old)
-    return await _run(op, _SAVE_STEPS[action])
+    await _run(op, _SAVE_STEPS[action])
+    return doc
 
 
-async def delete(doc: Document, opts: SaveOptions = SaveOptions()) -> None:
+async def delete(doc: BaseDocument, opts: SaveOptions = SaveOptions()) -> None:
     """on_trash, [delete], after_delete. Submitted documents must be cancelled first."""
     ctx = doc.ctx
     async with unit_of_work(ctx):
@@ -425,16 +431,11 @@ async def delete(doc: Document, opts: SaveOptions = SaveOptions()) -> None:
         await links.check_no_links(ctx, doc, submitted_only=False)
         if not await store.delete(ctx, doc.meta, doc.name):
             raise exc.DoesNotExistError(_("{0} {1} not found", _(doc.doctype), doc.name))
-        await run_hook(doc, "after_delete")
-        from engine.files.attachments import delete_attached  # its attached Files go too (Frappe's delete_doc)
-
-        await delete_attached(ctx, doc)
-        from engine.realtime import notify_change
-
-        notify_change(ctx, doc, deleted=True)
+        await run_hook(doc, "after_delete")  # the last "*" handler deletes its attached Files (engine/core/hooks.py)
+        realtime.notify_change(ctx, doc, deleted=True)
 
 
-async def db_set(doc: Document, values: Mapping[str, Any], *, update_modified: bool = True) -> None:
+async def db_set(doc: BaseDocument, values: Mapping[str, Any], *, update_modified: bool = True) -> None:
     meta = doc.meta
     set_: dict[str, Any] = {}
     unset: list[str] = []

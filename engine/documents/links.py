@@ -11,7 +11,7 @@ from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
     from engine.meta.registry import MetaRegistry
 
 IGNORED_LINKERS = frozenset({"Version", "Error Log", "Deleted Document", "Scheduled Job Log"})
@@ -58,7 +58,7 @@ def reference_paths(registry: MetaRegistry) -> list[tuple[str, str, str]]:
     return paths
 
 
-async def check_no_links(ctx: Context, doc: Document, *, submitted_only: bool) -> None:
+async def check_no_links(ctx: Context, doc: BaseDocument, *, submitted_only: bool) -> None:
     for linker, path in linking_paths(ctx.site.meta, doc.doctype):
         meta = ctx.meta(linker)
         query: dict[str, object] = {path: doc.name}

@@ -11,7 +11,7 @@ from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
 
 
 async def ancestors_of(ctx: Context, doctype: str, name: str) -> list[str]:
@@ -23,7 +23,7 @@ async def ancestors_of(ctx: Context, doctype: str, name: str) -> list[str]:
     return list(record.get("_ancestors") or [])
 
 
-async def ancestors_for(ctx: Context, doc: Document) -> list[str]:
+async def ancestors_for(ctx: Context, doc: BaseDocument) -> list[str]:
     parent = doc.get(doc.meta.nsm_parent_field)
     if not parent:
         return []
@@ -32,7 +32,7 @@ async def ancestors_for(ctx: Context, doc: Document) -> list[str]:
     return [*await ancestors_of(ctx, doc.doctype, parent), parent]
 
 
-async def move(ctx: Context, doc: Document) -> list[str]:
+async def move(ctx: Context, doc: BaseDocument) -> list[str]:
     """New `_ancestors` for a document whose parent changed; re-roots its descendants too."""
     new = await ancestors_for(ctx, doc)
     if doc.name in new:

@@ -12,18 +12,18 @@ from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
     from engine.meta.schema import DocFieldSchema
 
 
-def _all_docs(doc: Document) -> list[Document]:
+def _all_docs(doc: BaseDocument) -> list[BaseDocument]:
     docs = [doc]
     for table in doc.meta.table_fields:
         docs.extend(doc._data.get(table.fieldname) or [])
     return docs
 
 
-def apply_defaults(doc: Document, *, now: str, today: str) -> None:
+def apply_defaults(doc: BaseDocument, *, now: str, today: str) -> None:
     """Fill empty fields that declare a `default` (parent and child rows)."""
     for d in _all_docs(doc):
         data = d._data
@@ -32,7 +32,7 @@ def apply_defaults(doc: Document, *, now: str, today: str) -> None:
                 data[field.fieldname] = fieldtypes.default_value(field, now=now, today=today, doctype=d.doctype)
 
 
-def coerce_fields(doc: Document) -> None:
+def coerce_fields(doc: BaseDocument) -> None:
     """Validate and normalise every value by its field type (errors name the field)."""
     for d in _all_docs(doc):
         data = d._data
@@ -45,7 +45,7 @@ def coerce_fields(doc: Document) -> None:
         data["docstatus"] = docstatus.coerce(data.get("docstatus"))
 
 
-def check_mandatory(doc: Document) -> None:
+def check_mandatory(doc: BaseDocument) -> None:
     """Every empty `reqd` field, reported together; the first one is the error's `field`."""
     errors: list[dict[str, Any]] = []
     for d in _all_docs(doc):
@@ -61,17 +61,17 @@ def check_mandatory(doc: Document) -> None:
         raise exc.MandatoryError("; ".join(e["message"] for e in errors), field=errors[0]["field"], errors=errors)
 
 
-def check_non_table_lists(doc: Document) -> None:
+def check_non_table_lists(doc: BaseDocument) -> None:
     for d in _all_docs(doc):
         for field in d.meta.table_fields:
             if not isinstance(d._data.get(field.fieldname, []), list):
                 raise exc.FieldTypeError(_("{0} must be a list of rows", field.display_label), field=field.fieldname)
 
 
-async def validate_links(ctx: Context, doc: Document, *, fetch: bool = True) -> None:
+async def validate_links(ctx: Context, doc: BaseDocument, *, fetch: bool = True) -> None:
     """Check Link and Dynamic Link targets exist (one query per target doctype) and fill `fetch_from`."""
     wanted: dict[str, set[str]] = defaultdict(set)
-    checks: list[tuple[Document, DocFieldSchema, str, str]] = []
+    checks: list[tuple[BaseDocument, DocFieldSchema, str, str]] = []
     for d in _all_docs(doc):
         data = d._data
         for field in d.meta.link_fields:
@@ -113,7 +113,7 @@ async def validate_links(ctx: Context, doc: Document, *, fetch: bool = True) -> 
             _apply_fetch(d, field.fieldname, row)
 
 
-def _fetch_projection(doc: Document, target: str) -> dict[str, int]:
+def _fetch_projection(doc: BaseDocument, target: str) -> dict[str, int]:
     projection = {"docstatus": 1}
     for d in _all_docs(doc):
         for f in d.meta.fetch_fields:
@@ -124,7 +124,7 @@ def _fetch_projection(doc: Document, target: str) -> dict[str, int]:
     return projection
 
 
-def _apply_fetch(d: Document, link_fieldname: str, row: dict[str, Any]) -> None:
+def _apply_fetch(d: BaseDocument, link_fieldname: str, row: dict[str, Any]) -> None:
     for f in d.meta.fetch_fields:
         link, _sep, source = (f.fetch_from or "").partition(".")
         if link != link_fieldname or not source:

@@ -10,10 +10,10 @@ from engine.documents.docstatus import Action
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
 
 
-def diff(before: dict[str, Any] | None, after: dict[str, Any], doc: Document) -> dict[str, Any]:
+def diff(before: dict[str, Any] | None, after: dict[str, Any], doc: BaseDocument) -> dict[str, Any]:
     """Frappe's Version data: `changed` [[field, old, new]], `added`/`removed`/`row_changed` rows."""
     if before is None:
         return {"created": True}
@@ -43,7 +43,7 @@ def diff(before: dict[str, Any] | None, after: dict[str, Any], doc: Document) ->
     return {"changed": changed, "added": added, "removed": removed, "row_changed": row_changed}
 
 
-async def record(ctx: Context, doc: Document, action: Action, now: str) -> None:
+async def record(ctx: Context, doc: BaseDocument, action: Action, now: str) -> None:
     before = doc.flags.get("version_before")
     data = diff(before, doc.to_record(), doc) if action is not Action.INSERT else {"created": True}
     if action in (Action.SUBMIT, Action.CANCEL):

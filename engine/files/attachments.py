@@ -1,5 +1,6 @@
 """A deleted document takes its attached Files with it (Frappe's `delete_doc` removes attachments):
-called by the delete lifecycle, in the same unit of work, so a delete that fails later keeps them."""
+a core `after_delete` handler (engine/core/hooks.py), run by the delete lifecycle in the same unit of
+work, so a delete that fails later keeps them."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ from engine.documents.factory import get_doc
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
 
 
-async def delete_attached(ctx: Context, doc: Document) -> int:
+async def delete_attached(ctx: Context, doc: BaseDocument) -> int:
     """Delete every File attached to `doc` (with File's own hooks: its content is released).
     Permissions are not checked again: whoever may delete the document may drop its attachments."""
     if doc.doctype == "File" or not doc.get("name"):
@@ -26,3 +27,8 @@ async def delete_attached(ctx: Context, doc: Document) -> int:
         attached.flags["with_document"] = True  # its document's Attach fields go with it
         await attached.delete(ignore_permissions=True)
     return len(rows)
+
+
+async def on_delete(doc: BaseDocument, method: str) -> None:
+    """doc_events["*"]["after_delete"] of the core (engine/core/hooks.py)."""
+    await delete_attached(doc.ctx, doc)

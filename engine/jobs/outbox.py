@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING, Any
 
 from engine import db
 from engine import exceptions as exc
+from engine.jobs.backends import ArqBackend, backend_for
 from engine.jobs.payload import JobPayload
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.jobs.queue import ArqBackend
     from engine.site import Site
 
 log = logging.getLogger("fw.jobs")
@@ -103,8 +103,6 @@ async def run_relay(site: Site, backend: ArqBackend) -> None:
 
 def start_relay(site: Site) -> asyncio.Task[None] | None:
     """The relay as a task of the running loop; None without Redis (jobs run in-process then)."""
-    from engine.jobs.queue import ArqBackend, backend_for
-
     backend = backend_for(site)
     if not isinstance(backend, ArqBackend):
         return None

@@ -12,21 +12,25 @@ not answer.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import uuid
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any, Protocol
-
-from redis.asyncio.retry import Retry
-from redis.backoff import NoBackoff
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import RedisError
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine.jobs import outbox, runner
+
+# the backends live in engine/jobs/backends.py; these names stay importable from here
+from engine.jobs.backends import ARQ_FUNCTION as ARQ_FUNCTION
+from engine.jobs.backends import IN_PROGRESS_PREFIX as IN_PROGRESS_PREFIX
+from engine.jobs.backends import JOB_PREFIX as JOB_PREFIX
+from engine.jobs.backends import RESULT_PREFIX as RESULT_PREFIX
+from engine.jobs.backends import ArqBackend as ArqBackend
+from engine.jobs.backends import Backend as Backend
+from engine.jobs.backends import InProcessBackend as InProcessBackend
+from engine.jobs.backends import backend_for as backend_for
+from engine.jobs.backends import queue_key as queue_key
+from engine.jobs.backends import redis_errors as redis_errors
 from engine.jobs.payload import DEFAULT_TIMEOUTS, QUEUES, JobPayload, dotted_path, resolve
 from engine.translation import _
 
@@ -35,189 +39,6 @@ if TYPE_CHECKING:
     from engine.site import Site
 
 log = logging.getLogger("fw.jobs")
-ARQ_FUNCTION = "fw_run_job"
-JOB_PREFIX, IN_PROGRESS_PREFIX, RESULT_PREFIX = "arq:job:", "arq:in-progress:", "arq:result:"
-
-
-JOB_EXPIRES = timedelta(days=7)  # a queued job not started within a week is dropped
-CONNECT_TIMEOUT = 2.0  # s: a request waits at most this for a Redis connection...
-COMMAND_TIMEOUT = 5.0  # s: ...and this for a Redis answer, then answers 503
-_Y2K_MS = 946_684_800_000
-
-
-def front_of_queue() -> datetime:
-    """The score of an `at_front` job: arq runs the lowest score first, so mirror "now" around
-    2000-01-01; every at_front job sorts before all normal ones, the latest first (Frappe's LPUSH)."""
-    now_ms = datetime.now(UTC).timestamp() * 1000
-    return datetime.fromtimestamp((_Y2K_MS - (now_ms - _Y2K_MS)) / 1000, UTC)
-
-
-def queue_key(site_name: str, queue: str) -> str:
-    return f"fw:{site_name}:queue:{queue}"
-
-
-class Backend(Protocol):
-    async def submit(self, payload: JobPayload, *, at_front: bool) -> bool: ...
-    async def status(self, job_id: str) -> str | None: ...
-    async def owner(self, job_id: str) -> str | None: ...
-    async def close(self) -> None: ...
-
-
-class InProcessBackend:
-    """Jobs as asyncio tasks of this process (no Redis): same semantics, nothing survives a restart."""
-
-    def __init__(self, site: Site) -> None:
-        self.site = site
-        self.states: dict[str, str] = {}
-        self.owners: dict[str, str] = {}
-        self.tasks: set[asyncio.Task[Any]] = set()
-
-    async def submit(self, payload: JobPayload, *, at_front: bool) -> bool:
-        if self.states.get(payload.job_id) in ("queued", "started"):
-            return False
-        self.states[payload.job_id] = "queued"
-        self.owners[payload.job_id] = payload.user
-        task = asyncio.get_running_loop().create_task(self._run(payload))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-        return True
-
-    async def _run(self, payload: JobPayload) -> None:
-        await asyncio.sleep(0)
-        self.states[payload.job_id] = "started"
-        try:
-            await runner.execute(self.site, payload)
-        except Exception:
-            self.states[payload.job_id] = "failed"
-        else:
-            self.states[payload.job_id] = "finished"
-
-    async def status(self, job_id: str) -> str | None:
-        return self.states.get(job_id)
-
-    async def owner(self, job_id: str) -> str | None:
-        return self.owners.get(job_id)
-
-    async def drain(self) -> None:
-        """Wait for every running job (tests and shutdown)."""
-        while self.tasks:
-            await asyncio.gather(*list(self.tasks), return_exceptions=True)
-
-    async def close(self) -> None:
-        await self.drain()
-
-
-@contextlib.contextmanager
-def redis_errors() -> Iterator[None]:
-    """Redis out of reach (refused, reset, timed out, loading, read-only) is JobQueueUnavailableError:
-    503 over HTTP, retry later."""
-    try:
-        yield
-    except exc.FwError:
-        raise
-    except (RedisError, OSError) as e:
-        log.warning("Redis unavailable: %s", e)
-        raise exc.JobQueueUnavailableError(_("The job queue (Redis) is not reachable right now; please retry in "
-                                             "a few seconds")) from e
-
-
-class ArqBackend:
-    """Jobs on arq. Every call that reaches Redis raises JobQueueUnavailableError when it does not answer."""
-
-    def __init__(self, site: Site, redis_url: str) -> None:
-        self.site = site
-        self.redis_url = redis_url
-        self._pool: Any = None
-
-    async def pool(self) -> Any:
-        if self._pool is None:
-            from arq.connections import ArqRedis
-
-            with redis_errors():
-                # a request must not hang on Redis: fail within a few seconds, and no retries in here
-                # (one immediate retry on a fresh connection: the pooled one may be from before a Redis restart)
-                self._pool = ArqRedis.from_url(self.redis_url, socket_connect_timeout=CONNECT_TIMEOUT,
-                                               socket_timeout=COMMAND_TIMEOUT,
-                                               retry=Retry(NoBackoff(), 1, supported_errors=(RedisConnectionError,)))
-        return self._pool
-
-    async def submit(self, payload: JobPayload, *, at_front: bool) -> bool:
-        """Queue the job; False when a job with its id is queued or running (or when this very
-        enqueue, `payload.enqueue_id`, was queued already: a relay sending it again)."""
-        pool = await self.pool()
-
-        async def push() -> Any:
-            return await pool.enqueue_job(
-                ARQ_FUNCTION, payload.to_dict(), _job_id=payload.job_id,
-                _queue_name=queue_key(self.site.name, payload.queue),
-                _defer_until=front_of_queue() if at_front else None, _expires=JOB_EXPIRES)
-
-        with redis_errors():
-            job = await push()  # arq refuses an id that is queued, running or has a result
-            if job is None and await self.status(payload.job_id) in ("finished", "failed"):
-                if await self._enqueue_id(payload.job_id) == payload.enqueue_id:
-                    return False  # this enqueue already ran: sent again by a relay, not a new one
-                await pool.delete(f"{RESULT_PREFIX}{payload.job_id}")  # a finished job with this id is replaced
-                job = await push()
-        return job is not None
-
-    async def status(self, job_id: str) -> str | None:
-        """From arq's own keys, whatever queue the job is on."""
-        from arq.jobs import Job
-
-        pool = await self.pool()
-        with redis_errors():
-            if await pool.exists(f"{RESULT_PREFIX}{job_id}"):
-                try:
-                    info = await Job(job_id, pool).result_info()
-                except (RedisError, OSError):
-                    raise
-                except Exception:  # a result that no longer unpickles is still a finished job
-                    return "failed"
-                return "finished" if info is not None and info.success else "failed"
-            if await pool.exists(f"{IN_PROGRESS_PREFIX}{job_id}"):
-                return "started"
-            if await pool.exists(f"{JOB_PREFIX}{job_id}"):
-                return "queued"
-        return None
-
-    async def _payload(self, job_id: str) -> dict[str, Any] | None:
-        """The payload arq keeps for the job (queued, running or finished), if it still unpickles."""
-        from arq.jobs import Job
-
-        pool = await self.pool()
-        with redis_errors():
-            try:
-                info = await Job(job_id, pool).info()
-            except (RedisError, OSError):
-                raise
-            except Exception:  # a record that no longer unpickles: nobody's
-                return None
-        if info is None or not info.args or not isinstance(info.args[0], dict):
-            return None
-        return info.args[0]
-
-    async def _enqueue_id(self, job_id: str) -> str | None:
-        return (await self._payload(job_id) or {}).get("enqueue_id")
-
-    async def owner(self, job_id: str) -> str | None:
-        """The user who enqueued the job (from arq's job or result record)."""
-        return (await self._payload(job_id) or {}).get("user")
-
-    async def close(self) -> None:
-        if self._pool is not None:
-            pool, self._pool = self._pool, None
-            with contextlib.suppress(RedisError, OSError):
-                await pool.aclose(close_connection_pool=True)
-
-
-def backend_for(site: Site) -> Backend:
-    existing = getattr(site, "_jobs_backend", None)
-    if existing is None:
-        url = site.settings.redis_url
-        existing = ArqBackend(site, url) if url else InProcessBackend(site)
-        site._jobs_backend = existing  # type: ignore[attr-defined]
-    return existing  # type: ignore[no-any-return]
 
 
 async def enqueue(ctx: Context, method: str | Callable[..., Any], queue: str = "default", timeout: float | None = None,

@@ -25,6 +25,7 @@ from engine.context import Context
 from engine.jobs import job_log, outbox
 from engine.jobs.payload import DEFAULT_TIMEOUTS, JobPayload
 from engine.jobs.queue import backend_for
+from engine.wiring import open_site
 
 if TYPE_CHECKING:
     from engine.registry import ScheduledEvent
@@ -133,8 +134,6 @@ async def _enqueue(site: Site, event: ScheduledEvent, job_type: str, due: str) -
 
 
 async def run_scheduler(settings: Settings, *, once: bool = False) -> None:
-    from engine.site import open_site
-
     site = await open_site(settings)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -25,11 +25,12 @@ from typing import Any
 from engine import cache_bus
 from engine import exceptions as exc
 from engine.jobs import outbox, runner
+from engine.jobs.backends import ARQ_FUNCTION, IN_PROGRESS_PREFIX, queue_key
 from engine.jobs.payload import MAX_TIMEOUT, JobPayload
-from engine.jobs.queue import ARQ_FUNCTION, IN_PROGRESS_PREFIX, queue_key
 from engine.runtime import tune_gc
 from engine.settings import Settings
-from engine.site import Site, open_site
+from engine.site import Site
+from engine.wiring import open_site
 
 log = logging.getLogger("fw.worker")
 CLAIM_LEASE = 60  # s: the lease from taking a job until fw_run_job sets the job's own

@@ -42,8 +42,8 @@ from urllib.parse import quote
 
 from engine import exceptions as exc
 from engine.meta.record import doctype_record, record_hash
+from engine.meta.workflows import desk_workflow, workflow_for
 from engine.translation import _, translate
-from engine.workflow import desk_workflow, workflow_for
 
 if TYPE_CHECKING:
     from engine.context import Context

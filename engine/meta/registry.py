@@ -14,7 +14,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
+from engine.db import AFTER
 from engine.meta.schema import CHILD_FIELDS, STANDARD_FIELDS, DocFieldSchema, Meta
+from engine.meta.workflows import WorkflowDef, load_workflows
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -23,7 +25,9 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fw.meta")
 STATE_COLLECTION = "_fw_state"
-CUSTOM_FIELD_KEYS = frozenset(DocFieldSchema.model_fields) | {"insert_after", "module"}
+# the field rules the Desk evaluates (DocFieldSchema keeps them as extra keys, uninterpreted)
+CUSTOM_FIELD_KEYS = frozenset(DocFieldSchema.model_fields) | {"insert_after", "module", "depends_on",
+                                                              "mandatory_depends_on", "read_only_depends_on"}
 LINK_TYPES = frozenset({"Link", "Table", "Table MultiSelect"})
 RESERVED_FIELDNAMES = frozenset(STANDARD_FIELDS) | frozenset(CHILD_FIELDS) | {"doctype"}
 
@@ -51,7 +55,7 @@ class MetaRegistry:
         self.check_interval = check_interval
         self._custom: dict[str, list[DocFieldSchema]] = {}
         self._cache: dict[str, Meta] = {}
-        self.workflows: dict[str, Any] = {}
+        self.workflows: dict[str, WorkflowDef] = {}
         self._version: int | None = None
         self._checked_at = 0.0
         # called after a bump, to tell the other processes (the site wires it to its cache bus)
@@ -128,8 +132,6 @@ class MetaRegistry:
                 log.error("Custom Field %s is ignored: %s", row.get("_id"), e)
                 continue
             custom.setdefault(dt, []).append(field)
-        from engine.workflow import load_workflows
-
         workflows = await load_workflows(self.db)
         for doctype, wf in workflows.items():
             if doctype not in self.apps.doctypes:
@@ -147,8 +149,6 @@ class MetaRegistry:
 
     async def bump(self) -> None:
         """Announce a meta change to every process, and apply it here at once."""
-        from engine.db import AFTER
-
         state = await self.db.collection(STATE_COLLECTION).find_one_and_update(
             {"_id": "meta"}, {"$inc": {"version": 1}}, upsert=True, return_document=AFTER)
         await self.reload()

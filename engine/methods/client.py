@@ -11,9 +11,12 @@ from typing import Any
 from engine import exceptions as exc
 from engine import permissions
 from engine.context import Context
+from engine.documents import concurrency
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
+from engine.documents.rename import rename
 from engine.meta.schema import Meta
+from engine.methods import expand as expansion
 from engine.methods.args import bool_arg, document_ref, json_arg
 from engine.query import listing
 from engine.translation import _
@@ -44,12 +47,20 @@ async def load_for(ctx: Context, doctype: str, name: str, ptype: str = "read") -
     return doc
 
 
+# doctypes whose records only the framework writes (what was deleted, what changed, what failed, what
+# a job did): a record a client made up would be a lie in the audit trail, so none is created from
+# client data, whoever asks (Administrator included); reading and deleting them follow their DocPerms
+SYSTEM_WRITTEN = frozenset({"Deleted Document", "Version", "Error Log", "Scheduled Job Log"})
+
+
 def input_document(ctx: Context, doctype: str, data: Mapping[str, Any]) -> Document:
     """A new document from client data: `doctype` dropped, `name` kept only for Prompt/UUID naming.
     `amended_from` (read-only once saved) is what makes a new document an amendment of a cancelled one,
     named `<name>-1`, `-2`, ... (the engine checks the source and the caller's `amend` right)."""
     if not isinstance(data, Mapping):
         raise exc.DataError(_("Document data must be an object"))
+    if doctype in SYSTEM_WRITTEN:
+        raise exc.PermissionError(_("{0} records are written by the system and cannot be created", _(doctype)))
     meta = ctx.meta(doctype)
     writable = {"amended_from"} if meta.is_submittable else set()
     body = {k: v for k, v in data.items()
@@ -96,8 +107,6 @@ async def list_rows(ctx: Context, doctype: str, *, fields: Any = None, filters: 
     route asks for `drop_nulls` (Frappe's v1 responses leave nulls out). `expand` names Link fields
     whose values become the linked documents (engine.methods.expand). `capped=False` leaves the page
     length as given (a caller that capped it itself, such as v2's list asking one row more)."""
-    from engine.methods import expand as expansion
-
     link_fields = []
     if expand:
         fields, link_fields = await expansion.expand_for_list(ctx, doctype, expand, fields, as_dict)
@@ -152,7 +161,9 @@ async def set_value(ctx: Context, doctype: str, name: str, fieldname: Any, value
     for key in values:
         if key in meta.standard or key == "doctype":
             raise exc.DataError(_("Cannot edit standard fields"), field=key)
+    await concurrency.take_turn(ctx, doctype, name)  # no `modified` here: a concurrent change never fails it
     doc = await load_for(ctx, doctype, name, "write")
+    concurrency.rerun_if_changed(doc)
     doc.update(values)
     await doc.save()
     return await readable_dict(ctx, doc)
@@ -182,10 +193,16 @@ async def insert_many(ctx: Context, docs: Any) -> list[str]:
 
 
 async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any]) -> Document:
-    """PUT semantics: top-level merge; `docstatus` 1/2 submits/cancels; a sent `modified` is checked."""
+    """PUT semantics: top-level merge; `docstatus` 1/2 submits/cancels; a sent `modified` is checked,
+    and without one a concurrent change never fails the save (engine/documents/concurrency.py)."""
     if not isinstance(data, Mapping):
         raise exc.DataError(_("Document data must be an object"))
+    checked = "modified" in data
+    if not checked:
+        await concurrency.take_turn(ctx, doctype, name)
     doc = await get_doc(ctx, doctype, name)
+    if not checked:
+        concurrency.rerun_if_changed(doc)
     skip = read_only_fields(doc.meta)
     body = {k: v for k, v in data.items()
             if k not in ("name", "doctype", "owner", "creation", "modified_by", "idx", "flags") and k not in skip}
@@ -228,8 +245,6 @@ async def delete(ctx: Context, doctype: str, name: str) -> None:
 
 @whitelist(path="fw.client.rename_doc", methods=["POST", "PUT"])
 async def rename_doc(ctx: Context, doctype: str, old_name: str, new_name: str, merge: Any = False) -> str:
-    from engine.documents.rename import rename
-
     return await rename(ctx, doctype, old_name, new_name, merge=bool_arg(merge, "merge"))
 
 

@@ -17,7 +17,6 @@ from engine import exceptions as exc
 from engine import permissions
 from engine.documents import store
 from engine.methods.args import bool_arg
-from engine.methods.client import readable_dict
 from engine.query import listing
 from engine.query.compile import field_items
 from engine.translation import _
@@ -110,7 +109,7 @@ async def _readable_documents(ctx: Context, targets: Targets, *, no_nulls: bool)
             doc = controller(meta, record, ctx=ctx, stored=True)
             if hooked and not await permissions.has_permission(ctx, doctype, "read", doc):
                 continue
-            found[(doctype, doc.name)] = await readable_dict(ctx, doc, no_nulls=no_nulls)
+            found[(doctype, doc.name)] = await permissions.readable_data(ctx, doc.meta, doc.as_dict(no_nulls=no_nulls))
     return found
 
 

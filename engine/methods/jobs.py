@@ -6,7 +6,7 @@ from typing import Any
 
 from engine import exceptions as exc
 from engine.context import Context
-from engine.jobs.queue import job_status
+from engine.jobs.queue import backend_for, job_status
 from engine.translation import _
 from engine.whitelisted import whitelist
 
@@ -26,7 +26,5 @@ async def get_job_status(ctx: Context, job_id: str) -> dict[str, Any]:
 
 
 async def _job_owner(ctx: Context, job_id: str) -> str | None:
-    from engine.jobs.queue import backend_for
-
     owner = getattr(backend_for(ctx.site), "owner", None)
     return await owner(job_id) if owner is not None else None

@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from engine import exceptions as exc
 from engine.callables import call_with_supported
 from engine.meta import fieldtypes
+from engine.meta.schema import RIGHTS
 from engine.permissions import core_rules, rows
 from engine.permissions.roles import Grant, rights_for
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.documents.document import Document
+    from engine.documents.base import BaseDocument
     from engine.meta.schema import DocFieldSchema, Meta
     from engine.query.ast import Node
 
@@ -35,7 +36,7 @@ async def _grant(ctx: Context, meta: Meta, ptype: str) -> Grant:
     return rights_for(meta, await ctx.roles()).get(ptype, Grant.NONE)
 
 
-async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: Document | None = None) -> bool:
+async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: BaseDocument | None = None) -> bool:
     """Whether `ctx.user` has `ptype` on the doctype (or on `doc`, when given)."""
     if ctx.is_admin:
         return True
@@ -44,9 +45,7 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: D
         return False
     grant = await _grant(ctx, meta, ptype)
     if grant is Grant.NONE:
-        from engine.core.user import self_permission  # core rule: a user reads and edits their own User
-
-        if doc is None or not self_permission(ctx, doc, ptype):
+        if doc is None or not core_rules.self_permission(ctx, doc, ptype):  # a user reads and edits their own User
             return False
         grant = Grant.ALL
     if doc is None:
@@ -76,8 +75,6 @@ async def doctype_rights(ctx: Context, meta: Meta) -> dict[str, Any]:
     own documents. Child tables get {} (their rows are reached through the parent)."""
     if meta.istable:
         return {}
-    from engine.meta.schema import RIGHTS
-
     out: dict[str, Any] = {}
     own: list[str] = []
     for right in RIGHTS:
@@ -105,7 +102,7 @@ async def check_doctype(ctx: Context, doctype: str, ptype: str = "read") -> None
         raise _denied(doctype, ptype)
 
 
-async def check_document(ctx: Context, doc: Document, ptype: str = "read") -> None:
+async def check_document(ctx: Context, doc: BaseDocument, ptype: str = "read") -> None:
     if not await has_permission(ctx, doc.doctype, ptype, doc):
         raise _denied(doc.doctype, ptype, doc.get("name"))
 
@@ -194,7 +191,7 @@ async def readable_data(ctx: Context, meta: Meta, data: dict[str, Any]) -> dict[
     return data
 
 
-async def keep_unwritable_row_values(ctx: Context, doc: Document, ignore_permissions: bool) -> None:
+async def keep_unwritable_row_values(ctx: Context, doc: BaseDocument, ignore_permissions: bool) -> None:
     """Rows sent without fields the user may not write get their stored values back: a client
     replaces a table with the rows it could see, and must not erase what it could not (Frappe
     restores them likewise). A row that sends such a field is judged by `guard_field_writes`."""
@@ -212,7 +209,7 @@ async def keep_unwritable_row_values(ctx: Context, doc: Document, ignore_permiss
                         row._data[field.fieldname] = before[field.fieldname]
 
 
-def _stored_rows(doc: Document, table: str) -> dict[Any, dict[str, Any]]:
+def _stored_rows(doc: BaseDocument, table: str) -> dict[Any, dict[str, Any]]:
     """The stored rows of a table by row name (none for a new document)."""
     return {row.get("name"): row for row in doc.stored_value(table) or [] if isinstance(row, dict)}
 
@@ -229,7 +226,7 @@ def _unwritable_row_fields(ctx: Context, meta: Meta, levels: frozenset[int]
     return found
 
 
-async def guard_field_writes(ctx: Context, doc: Document, ignore_permissions: bool) -> None:
+async def guard_field_writes(ctx: Context, doc: BaseDocument, ignore_permissions: bool) -> None:
     """A change to a field (or a child-row field) at a permlevel the user cannot write is refused,
     naming the field."""
     meta = doc.meta
@@ -253,7 +250,7 @@ async def guard_field_writes(ctx: Context, doc: Document, ignore_permissions: bo
                     _("You are not allowed to change {0}", _(field.display_label)), field=field.fieldname)
 
 
-def _guard_row_writes(ctx: Context, doc: Document, levels: frozenset[int]) -> None:
+def _guard_row_writes(ctx: Context, doc: BaseDocument, levels: frozenset[int]) -> None:
     for table, fields in _unwritable_row_fields(ctx, doc.meta, levels):
         stored = _stored_rows(doc, table.fieldname)
         for row in doc._data.get(table.fieldname) or []:
@@ -284,7 +281,7 @@ def _same_value(field: DocFieldSchema, current: Any, before: Any, doctype: str) 
         return False
 
 
-def _default(doc: Document, field: DocFieldSchema) -> Any:
+def _default(doc: BaseDocument, field: DocFieldSchema) -> Any:
     """The value insert's defaults gave the field (`Today`/`Now` resolved against `creation`)."""
     now = str(doc.get("creation") or "")
     try:

@@ -11,8 +11,10 @@ from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
 from engine.callables import call_with_supported
+from engine.documents import store, tree
 from engine.permissions import core_rules
 from engine.query.ast import And, Cond, Node, Op
+from engine.query.compile import compile_filter, tree_targets
 from engine.query.parse import parse_filters
 
 if TYPE_CHECKING:
@@ -48,9 +50,6 @@ async def build_row_filter(ctx: Context, meta: Meta, *, owner_only: bool) -> Nod
 async def document_matches(ctx: Context, meta: Meta, name: str) -> bool:
     """Whether the stored document `name` meets the `permission_query_conditions` hooks' filters
     (so reading one document obeys the same restriction as listing). No hooks: no query."""
-    from engine.documents import store, tree
-    from engine.query.compile import compile_filter, tree_targets
-
     node = await build_row_filter(ctx, meta, owner_only=False)
     if node is None:
         return True

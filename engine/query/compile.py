@@ -214,16 +214,16 @@ class FieldSpec:
 
 
 def compile_fields(meta: Meta, fields: Any, *, readable: frozenset[str] | None = None,
-                   child_meta: ChildMeta | None = None) -> FieldSpec:
+                   child_meta: ChildMeta | None = None, max_fields: int | None = None) -> FieldSpec:
     """Frappe's `fields` (a list or a JSON list; default `["name"]`) → columns and a projection.
 
     Items: `*` (every readable value field), `name`, `field`, a table fieldname (its rows),
     `table.child_field` (a list of that field of the rows), `count(*)`, `count(f)`, `sum(f)`,
     `avg(f)`, `min(f)`, `max(f)`, each optionally `as alias` (an aggregate's default key is its
-    function name). Unknown or unreadable fields → DataError.
+    function name). Unknown or unreadable fields → DataError, and so are more than `max_fields` items.
     """
     columns: dict[str, Column] = {}
-    for item in (parse.strip_doctype(meta, i) for i in field_items(fields)):
+    for item in (parse.strip_doctype(meta, i) for i in field_items(fields, max_fields=max_fields)):
         new = ([Column(f, f) for f in _star(meta, readable)] if item == "*"
                else [_column(meta, item, readable, child_meta)])
         for column in new:
@@ -244,19 +244,33 @@ def compile_fields(meta: Meta, fields: Any, *, readable: frozenset[str] | None =
     return FieldSpec(list(columns.values()), projection, any(c.func for c in columns.values()), row_fields)
 
 
-def field_items(fields: Any) -> list[str]:
-    """`fields` as a list of item texts: a list, a JSON list, or comma-separated text; `["name"]` if empty."""
+def field_items(fields: Any, *, max_fields: int | None = None) -> list[str]:
+    """`fields` as a list of item texts: a list, a JSON list, comma-separated text, or a JSON string
+    holding either (`'"*"'`, `'"name, title"'`: what Frappe's Python client sends, and Frappe
+    accepts); `["name"]` if empty. More than `max_fields` items → DataError: aliases make any number
+    of columns of one field, and each costs every row of the response."""
     if isinstance(fields, str):
-        text = fields.strip()
-        try:
-            fields = orjson.loads(text) if text.startswith("[") else text.split(",")
-        except ValueError as e:
-            raise exc.DataError(_("Invalid JSON in {0}", "fields"), field="fields") from e
+        fields = _field_text(fields)
     if fields is None:
         return ["name"]
     if not isinstance(fields, list | tuple) or not all(isinstance(f, str) for f in fields):
         raise exc.DataError(_("fields must be a list of field names"), field="fields")
+    if max_fields is not None and len(fields) > max_fields:
+        raise exc.DataError(_("Too many fields: {0} (at most {1})", len(fields), max_fields), field="fields")
     return [f.strip() for f in fields if f.strip()] or ["name"]
+
+
+def _field_text(text: str) -> Any:
+    text = text.strip()
+    try:
+        if text.startswith('"'):  # a JSON string: its text, read as if it had been sent as such
+            text = orjson.loads(text)
+            if not isinstance(text, str):
+                raise ValueError
+            text = text.strip()
+        return orjson.loads(text) if text.startswith("[") else text.split(",")
+    except ValueError as e:
+        raise exc.DataError(_("Invalid JSON in {0}", "fields"), field="fields") from e
 
 
 def _star(meta: Meta, readable: frozenset[str] | None) -> list[str]:

@@ -124,7 +124,8 @@ def _columns_and_sort(ctx: Context, meta: Meta, fields: Any, order_by: str | Non
     """The columns, the sort by output keys (for a grouped pipeline, which sorts its output) and the
     sort of a plain find, where an alias must mean its source field: sorting a find by the alias text
     would sort by whatever stored field happens to carry that name (perhaps one the caller may not read)."""
-    spec = compile_fields(meta, fields, readable=readable, child_meta=ctx.meta)
+    spec = compile_fields(meta, fields, readable=readable, child_meta=ctx.meta,
+                          max_fields=ctx.site.settings.max_query_fields)
     columns = {c.key: c for c in spec.columns}
     sort = compile_order_by(meta, order_by, aliases=frozenset(columns), readable=readable)
     find_sort: dict[str, int] = {}

@@ -38,4 +38,4 @@ def envelope(ctx: Context, key: str, value: Any, *, status: int = 200, include: 
         body.update((k, v) for k, v in ctx.response.items() if k not in RESERVED_KEYS)
     if ctx.messages:
         body["_server_messages"] = server_messages(ctx.messages)
-    return json_response(body, status)
+    return json_response(body, status, max_bytes=ctx.site.settings.max_response_bytes)

@@ -25,7 +25,7 @@ from engine.context import Context
 from engine.documents.document import Document
 from engine.methods import client
 from engine.translation import _
-from server.params import form_dict
+from server.params import form_dict, urlencoded_fields
 from server.routes import files
 from server.routes import session as session_routes
 from server.routes.common import envelope, run
@@ -132,7 +132,9 @@ async def legacy_cmd(request: Request) -> Response:
     cmd = request.query_params.get("cmd")
     if cmd is None and request.method == "POST":
         ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        if ctype in ("application/x-www-form-urlencoded", "multipart/form-data"):
+        if ctype == "application/x-www-form-urlencoded":
+            value = (await urlencoded_fields(request)).get("cmd")
+        elif ctype == "multipart/form-data":
             value = (await request.form()).get("cmd")
         else:  # a JSON body, as Frappe's form_dict reads it (frappe-js-sdk's forgetPassword posts {"cmd": ...})
             try:

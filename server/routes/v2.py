@@ -55,7 +55,7 @@ def respond(ctx: Context, data: Any = None, *, has_data: bool = True, status: in
     body.update(extra)
     if ctx.messages:
         body["messages"] = list(ctx.messages)
-    return json_response(body, status)
+    return json_response(body, status, max_bytes=ctx.site.settings.max_response_bytes)
 
 
 # keys `ctx.response` cannot set (a route's own extra keys, `has_next_page` and `docs`, override it)

@@ -38,21 +38,35 @@ def test_columns_indicator_and_count(page: Page, login_as: Callable[..., None], 
     expect(body_rows(page)).to_have_count(20)
     table = page.get_by_role("table", name="Warehouse Violation")
     headers = [h.strip() for h in table.get_by_role("columnheader").all_inner_texts()]
-    assert headers == ["Employee Name", "Status", "Employee", "Date", "Violation Type", "Penalty Points",
-                       "Last Updated"]
+    assert headers == [
+        "Employee Name",
+        "Status",
+        "Employee",
+        "Date",
+        "Violation Type",
+        "Penalty Points",
+        "Last Updated",
+    ]
     total = api_count(desk_server, "Warehouse Violation")
     expect(page.get_by_role("status").filter(has_text=" of ")).to_have_text(f"20 of {total}")
-    pending = api_rows(desk_server, "Warehouse Violation", filters=[["workflow_state", "=", "Pending"]],
-                       fields=["name", "employee_name", "modified"], limit=1)[0]
+    pending = api_rows(
+        desk_server,
+        "Warehouse Violation",
+        filters=[["workflow_state", "=", "Pending"]],
+        fields=["name", "employee_name", "modified"],
+        limit=1,
+    )[0]
     page.goto("/app/warehouse-violation?workflow_state=Pending")
     row = body_rows(page).filter(has=page.get_by_role("link", name=pending["employee_name"])).first
     pill = row.get_by_text("Pending", exact=True)
     expect(pill).to_be_visible()
     expect(pill).to_have_class("indicator-pill orange ")  # the Workflow State's colour (Warning)
     expect(row.get_by_role("link", name=pending["employee_name"])).to_have_attribute(
-        "href", f"/app/warehouse-violation/{pending['name']}")
-    expect(body_rows(page)).to_have_count(min(20, api_count(desk_server, "Warehouse Violation",
-                                                            [["workflow_state", "=", "Pending"]])))
+        "href", f"/app/warehouse-violation/{pending['name']}"
+    )
+    expect(body_rows(page)).to_have_count(
+        min(20, api_count(desk_server, "Warehouse Violation", [["workflow_state", "=", "Pending"]]))
+    )
     states = {t.strip() for t in page.locator("td.list-indicator").all_inner_texts()}
     assert states == {"Pending"}
     age = row.locator("time")
@@ -141,3 +155,78 @@ def test_a_list_costs_two_requests_once_its_meta_is_cached(page: Page, login_as:
     assert len(calls) == 2, calls
     assert any("/api/v2/document/Warehouse%20Violation" in url for url in calls)
     assert any("/api/v2/doctype/Warehouse%20Violation/count" in url for url in calls)
+
+
+def test_sort_by_a_column_header(page: Page, login_as: Callable[..., None], desk_server: DeskServer) -> None:
+    login_as("manager")
+    page.goto("/app/employee")
+    expect(body_rows(page)).to_have_count(20)
+    table = page.get_by_role("table", name="Employee")
+    expect(page.get_by_label("Sort by")).to_have_value("creation")  # Employee's sort_field: not a column
+    expect(table.locator("th[aria-sort]")).to_have_count(0)
+    header = table.get_by_role("columnheader", name="Employee Name")
+    expect(header).not_to_have_attribute("aria-sort", re.compile("."))
+    header.get_by_role("button", name="Employee Name").click()  # another column: descending first
+    expect(header).to_have_attribute("aria-sort", "descending")
+    last = api_rows(desk_server, "Employee", fields=["employee_name"], order_by="employee_name desc", limit=1)[0]
+    expect(body_rows(page).first.get_by_role("rowheader")).to_contain_text(last["employee_name"])
+    header.get_by_role("button", name="Employee Name").click()  # the same column: the other order
+    expect(header).to_have_attribute("aria-sort", "ascending")
+    first = api_rows(desk_server, "Employee", fields=["employee_name"], order_by="employee_name asc", limit=1)[0]
+    expect(body_rows(page).first.get_by_role("rowheader")).to_contain_text(first["employee_name"])
+    expect(page.get_by_role("button", name="Ascending")).to_be_visible()  # the sort control agrees
+    expect(page.get_by_label("Sort by")).to_have_value("employee_name")
+
+
+def test_the_rows_by_keyboard(page: Page, login_as: Callable[..., None]) -> None:
+    login_as("manager")
+    page.goto("/app/employee")
+    expect(body_rows(page)).to_have_count(20)
+    links = body_rows(page).get_by_role("link")
+    links.first.focus()
+    page.keyboard.press("ArrowDown")
+    expect(links.nth(1)).to_be_focused()
+    page.keyboard.press("End")
+    expect(links.nth(19)).to_be_focused()
+    page.keyboard.press("ArrowDown")  # stays on the last row
+    expect(links.nth(19)).to_be_focused()
+    page.keyboard.press("Home")
+    expect(links.first).to_be_focused()
+    page.keyboard.press("ArrowUp")
+    expect(links.first).to_be_focused()
+    page.keyboard.press("ArrowDown")
+    target = links.nth(1).get_attribute("href")
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"**{target}")
+    expect(page.locator("#main")).to_be_focused()  # the focus moves on to the new page
+
+
+def test_the_list_script_settings(page: Page, login_as: Callable[..., None], desk_server: DeskServer) -> None:
+    """`frappe.listview_settings[doctype]` (an app's `<doctype>_list.js`): default `filters`,
+    `get_indicator` (it wins over the `status` field) and `formatters` (their markup shown as text)."""
+    login_as("manager")
+    page.goto("/app")
+    expect(page.get_by_role("heading", level=1, name="Home")).to_be_visible()
+    page.evaluate("""() => {
+        frappe.listview_settings["Employee"] = {
+            filters: [["status", "=", "Left"]],
+            get_indicator: (doc) => [doc.status === "Left" ? "Gone" : "Here", "purple", "status,=," + doc.status],
+            formatters: {employee_number: (value) => "<b>No. " + value + "</b>"},
+        };
+        return frappe.set_route("List", "Employee");
+    }""")
+    page.wait_for_url("**/app/employee?status=Left")
+    left = api_count(desk_server, "Employee", [["status", "=", "Left"]])
+    expect(page.get_by_role("status").filter(has_text=" of ")).to_have_text(f"{min(20, left)} of {left}")
+    row = body_rows(page).first
+    expect(row.get_by_text("Gone", exact=True)).to_have_class(re.compile(r"\bpurple\b"))
+    expect(row.get_by_role("cell", name=re.compile(r"^No\. "))).to_be_visible()  # the formatter's text, no <b>
+    assert page.evaluate("document.querySelectorAll('main tbody b').length") == 0
+
+
+def test_an_empty_list(page: Page, login_as: Callable[..., None]) -> None:
+    login_as("warehouse")
+    page.goto("/app/warehouse-violation?employee=NO-SUCH-EMPLOYEE")
+    expect(page.get_by_text("No Warehouse Violation matches these filters")).to_be_visible()
+    expect(page.get_by_role("status").filter(has_text=" of ")).to_have_text("0 of 0")
+    expect(page.get_by_role("table")).to_have_count(0)

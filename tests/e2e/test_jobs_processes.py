@@ -28,7 +28,8 @@ from engine.jobs import queue
 from engine.jobs.payload import JobPayload
 from engine.query.listing import get_all
 from engine.registry import AppRegistry
-from engine.site import Site, open_site
+from engine.site import Site
+from engine.wiring import open_site
 from tests.conftest import make_settings
 from tests.e2e.conftest import FwProcess, FwServer, FwServerFactory, free_port, login
 from tests.support.redis_server import RedisServer

@@ -35,7 +35,8 @@ from engine.documents.bulk import insert_many
 from engine.documents.factory import new_doc
 from engine.query.listing import get_all
 from engine.registry import AppRegistry
-from engine.site import Site, open_site
+from engine.site import Site
+from engine.wiring import open_site
 from tests.conftest import make_settings
 from tests.e2e.conftest import FwProcess, FwServer, FwServerFactory, login
 from tests.support.redis_server import RedisServer, start_redis

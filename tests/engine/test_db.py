@@ -88,7 +88,7 @@ def test_a_bad_retry_budget_in_the_url_is_a_configuration_error(value: str) -> N
 
 
 def test_the_settings_reach_the_driver(site: Site) -> None:
-    from engine.site import connect
+    from engine.wiring import connect
 
     settings = site.settings.model_copy(update={"mongo_server_selection_timeout_ms": 1500,
                                                 "mongo_retry_budget_ms": 2500})

@@ -16,7 +16,8 @@ from engine.context import Context, unit_of_work
 from engine.documents.factory import get_doc, new_doc
 from engine.migrate import migrate
 from engine.query.listing import count, exists, get_list
-from engine.site import Site, connect_database
+from engine.site import Site
+from engine.wiring import connect_database
 from tests.conftest import make_settings
 
 

@@ -21,7 +21,7 @@ import pytest
 from engine import embedded, site_mongod
 from engine import exceptions as exc
 from engine.settings import Settings
-from engine.site import connect_database
+from engine.wiring import connect_database
 
 REPO = Path(__file__).resolve().parents[2]
 

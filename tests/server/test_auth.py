@@ -152,14 +152,37 @@ async def test_lockout_per_user(site: Site, ctx: Context) -> None:
         ok(await login(c, "other@example.com"))
 
 
-async def test_lockout_per_ip(site: Site, ctx: Context) -> None:
+async def test_a_flood_of_unknown_names_locks_only_unknown_names_from_that_address(site: Site, ctx: Context) -> None:
+    """Behind one NAT or proxy address, a client guessing names must not lock out the others: the
+    address counts only names that do not exist, far more of them than an account's limit, and then
+    refuses only failing credentials (the right password still logs in)."""
     await make_user(ctx, "jane@example.com", [])
     async with _client(site, ip="10.9.9.9") as attacker:
-        for i in range(10):
+        for i in range(auth.ADDRESS_MAX_FAILURES):
             refused(await login(attacker, f"guess{i}@example.com", "bad"), 401)
-        refused(await login(attacker, "jane@example.com"), 429, "TooManyRequestsError")
+        r = await login(attacker, "another-guess@example.com", "bad")
+        refused(r, 429, "TooManyRequestsError")
+        assert 0 < int(r.headers["retry-after"]) <= auth.LOCK_SECONDS + 1
+        ok(await login(attacker, "jane@example.com"))  # a valid credential: never refused for its address
+        # a wrong password from there answers as an unknown name does (no oracle of which names exist)
+        refused(await login(attacker, "jane@example.com", "bad"), 429, "TooManyRequestsError")
     async with _client(site, ip="10.9.9.10") as elsewhere:
+        refused(await login(elsewhere, "another-guess@example.com", "bad"), 401)
         ok(await login(elsewhere, "jane@example.com"))
+
+
+async def test_wrong_passwords_of_real_accounts_do_not_lock_their_address(site: Site, ctx: Context) -> None:
+    """Users behind one address mistyping their passwords lock their own accounts, never the address."""
+    for n in range(3):
+        await make_user(ctx, f"user{n}@example.com", [])
+    async with _client(site, ip="10.9.8.1") as office:
+        for n in range(3):
+            for _ in range(auth.MAX_FAILURES):
+                refused(await login(office, f"user{n}@example.com", "typo"), 401)
+        refused(await login(office, "user0@example.com"), 429, "TooManyRequestsError")  # its own account
+        await make_user(ctx, "colleague@example.com", [])
+        ok(await login(office, "colleague@example.com"))
+    assert await ctx.db.collection(auth.ATTEMPTS).count_documents({"_id": "ip:10.9.8.1"}) == 0
 
 
 async def test_lockout_ends_after_the_cool_down(site: Site, ctx: Context) -> None:
@@ -197,13 +220,109 @@ async def test_old_failures_are_forgotten(site: Site, ctx: Context) -> None:
             refused(await login(c, "jane@example.com", "bad"), 401)
 
 
-async def test_forged_api_secrets_are_rate_limited(site: Site, ctx: Context, admin: ApiUser) -> None:
+async def test_forged_api_secrets_lock_the_key_but_never_its_right_secret(site: Site, ctx: Context,
+                                                                        admin: ApiUser) -> None:
+    """Wrong secrets are counted per API key: past the limit they answer 429 from anywhere; the key's
+    right secret (128 random bits, no guessing to stop) keeps working, also from the attacker's address."""
     async with _client(site, ip="10.7.7.7") as c:
-        for _ in range(10):
+        for _ in range(auth.MAX_FAILURES):
             refused(await c.get(WHO, headers={"Authorization": f"token {admin.key}:forged"}), 401)
-        refused(await c.get(WHO, headers=admin.token), 429, "TooManyRequestsError")
-    async with _client(site, ip="10.7.7.8") as c:
+        r = await c.get(WHO, headers={"Authorization": f"token {admin.key}:forged"})
+        refused(r, 429, "TooManyRequestsError")
+        assert 0 < int(r.headers["retry-after"]) <= auth.LOCK_SECONDS + 1
         assert ok(await c.get(WHO, headers=admin.token)) == {"message": "Administrator"}
+    async with _client(site, ip="10.7.7.8") as c:
+        refused(await c.get(WHO, headers={"Authorization": f"token {admin.key}:forged-too"}), 429)
+        assert ok(await c.get(WHO, headers=admin.token)) == {"message": "Administrator"}
+
+
+async def test_a_flood_of_bad_tokens_stops_no_good_key_or_password_from_that_address(
+        site: Site, ctx: Context, admin: ApiUser) -> None:
+    """Issue 17: ten bad tokens from one address made every valid key and password from it answer 429.
+    Now unknown keys are counted per address with a far higher limit, and only they are refused."""
+    jane = await make_user(ctx, "jane@example.com", [])
+    async with _client(site, ip="10.8.8.8") as c:
+        for i in range(auth.ADDRESS_MAX_FAILURES):
+            refused(await c.get(WHO, headers={"Authorization": f"token nosuchkey{i}:secret"}), 401)
+            if i % 10 == 0:  # the good credentials work all along ...
+                assert ok(await c.get(WHO, headers=admin.token)) == {"message": "Administrator"}
+        r = await c.get(WHO, headers={"Authorization": "token nosuchkey:secret"})
+        refused(r, 429, "TooManyRequestsError")  # ... the flood itself is refused now
+        assert int(r.headers["retry-after"]) > 0
+        basic = base64.b64encode(b"nosuchkey:secret").decode()
+        refused(await c.get(WHO, headers={"Authorization": f"Basic {basic}"}), 429)
+        assert ok(await c.get(WHO, headers=admin.token)) == {"message": "Administrator"}
+        assert ok(await c.get(WHO, headers=jane.basic)) == {"message": "jane@example.com"}
+        ok(await login(c, "jane@example.com"))
+    async with _client(site, ip="10.8.8.9") as elsewhere:  # another address is not affected
+        refused(await elsewhere.get(WHO, headers={"Authorization": "token nosuchkey:secret"}), 401)
+
+
+async def test_a_lock_is_not_renewed_by_requests_refused_during_it(site: Site, ctx: Context) -> None:
+    async with _client(site, ip="10.8.7.1") as c:
+        for i in range(auth.ADDRESS_MAX_FAILURES):
+            refused(await c.get(WHO, headers={"Authorization": f"token nosuchkey{i}:secret"}), 401)
+        locked = await ctx.db.collection(auth.ATTEMPTS).find_one({"_id": "ip:10.8.7.1"})
+        for _ in range(5):
+            refused(await c.get(WHO, headers={"Authorization": "token nosuchkey:secret"}), 429)
+        assert await ctx.db.collection(auth.ATTEMPTS).find_one({"_id": "ip:10.8.7.1"}) == locked
+        await ctx.db.collection(auth.ATTEMPTS).update_many({}, {"$inc": {"locked_until": -auth.LOCK_SECONDS - 1}})
+        refused(await c.get(WHO, headers={"Authorization": "token nosuchkey:secret"}), 401)
+
+
+# -- client address behind a proxy (FW_FORWARDED_ALLOW_IPS) -----------------------------------------
+
+def _proxied_client(site: Site, peer: str, allow: str) -> httpx.AsyncClient:
+    settings = site.settings.model_copy(update={"forwarded_allow_ips": allow})
+    app = create_app(settings, site=site)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app, client=(peer, 40000)),
+                             base_url="http://testserver")
+
+
+async def _address_failures(ctx: Context, ip: str) -> int:
+    row = await ctx.db.collection(auth.ATTEMPTS).find_one({"_id": f"ip:{ip}"})
+    return row["count"] if row else 0
+
+
+@pytest.mark.parametrize("allow", ["10.0.5.1", "10.0.5.0/24, 192.0.2.7", "*"])
+async def test_a_trusted_proxy_forwards_the_client_address(site: Site, ctx: Context, allow: str) -> None:
+    forwarded = {"Authorization": "token nosuchkey:secret", "X-Forwarded-For": "203.0.113.5"}
+    async with _proxied_client(site, "10.0.5.1", allow) as c:
+        refused(await c.get(WHO, headers=forwarded), 401)
+    assert await _address_failures(ctx, "203.0.113.5") == 1
+    assert await _address_failures(ctx, "10.0.5.1") == 0
+
+
+@pytest.mark.parametrize("allow", ["", "10.0.6.0/24"])
+async def test_forwarded_headers_from_anyone_else_are_ignored(site: Site, ctx: Context, allow: str) -> None:
+    """Without FW_FORWARDED_ALLOW_IPS (or from an address it does not name) a client cannot pick the
+    address its failures count against, nor make the server believe it came over https."""
+    forwarded = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https"}
+    async with _proxied_client(site, "10.0.5.1", allow) as c:
+        refused(await c.get(WHO, headers={**forwarded, "Authorization": "token nosuchkey:secret"}), 401)
+        r = await c.post(f"{M}/login", data={"usr": "Administrator", "pwd": "admin"}, headers=forwarded)
+        ok(r)
+        assert not cookies_of(r)["sid"]["secure"]
+    assert await _address_failures(ctx, "203.0.113.9") == 0
+    assert await _address_failures(ctx, "10.0.5.1") == 1
+
+
+async def test_a_trusted_proxy_forwards_https(site: Site, ctx: Context) -> None:
+    async with _proxied_client(site, "10.0.5.1", "10.0.5.1") as c:
+        r = await c.post(f"{M}/login", data={"usr": "Administrator", "pwd": "admin"},
+                         headers={"X-Forwarded-Proto": "https", "X-Forwarded-For": "203.0.113.5"})
+        ok(r)
+        assert cookies_of(r)["sid"]["secure"]
+
+
+@pytest.mark.parametrize("value", ["10.0.0.300", "proxy.example.com", "10.0.0.1, nonsense"])
+def test_forwarded_allow_ips_must_be_addresses(value: str) -> None:
+    from pydantic import ValidationError
+
+    from engine.settings import Settings
+
+    with pytest.raises(ValidationError, match="not an IP address or network"):
+        Settings(forwarded_allow_ips=value)
 
 
 # -- sessions ---------------------------------------------------------------------------------------

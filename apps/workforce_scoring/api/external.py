@@ -38,8 +38,6 @@ from typing import Any
 
 import engine as fw
 from engine import exceptions as exc
-from engine.documents import bulk
-from engine.meta import fieldtypes
 from workforce_scoring.constants import DAILY, EMPLOYEE, EMPLOYEE_SCORE, EXTERNAL_SYSTEM
 
 # part of the protocol with the external system (compared by machines), so never translated
@@ -94,7 +92,7 @@ async def receive_data(ctx: fw.Context, data: Any) -> dict[str, Any]:
     employees = await _employees_by_code(ctx, records)
     candidates = _candidates(ctx, records, employees, delivery)
     candidates = await _drop_stored(ctx, candidates, delivery)
-    result = await bulk.insert_many(ctx, EMPLOYEE_SCORE, [c.row for c in candidates], ignore_permissions=True,
+    result = await fw.insert_many(ctx, EMPLOYEE_SCORE, [c.row for c in candidates], ignore_permissions=True,
                                     atomic=True)
     delivery.created = len(result.names)
     for position, error in sorted(result.failed.items()):
@@ -180,7 +178,7 @@ def _candidates(ctx: fw.Context, records: list[Any], employees: dict[str, str], 
             if employee is None:
                 delivery.error(index, code, NOT_FOUND)
                 continue
-            day = fieldtypes.coerce_value(date_field, record.get("date"), doctype=EMPLOYEE_SCORE)
+            day = fw.coerce_value(date_field, record.get("date"), doctype=EMPLOYEE_SCORE)
             if not day:
                 raise exc.MandatoryError(fw._("{0} is mandatory", fw._("Date")), field="date")
             value = record.get("value")

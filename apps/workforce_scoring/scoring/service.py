@@ -22,7 +22,6 @@ from typing import Any, TypeVar
 
 import engine as fw
 from engine import exceptions as exc
-from engine.documents import store
 from workforce_scoring.constants import (
     CALCULATION,
     DAILY,
@@ -116,12 +115,12 @@ async def compute(ctx: fw.Context, period: Period, employees: Sequence[dict[str,
     """The Employee Score fields of each employee (rows with EMPLOYEE_FIELDS) for `period`."""
     names = [row["name"] for row in employees]
     in_period = {"$gte": period.first_day, "$lte": period.last_day}
-    daily = await store.aggregate(ctx, ctx.meta(EMPLOYEE_SCORE), [
+    daily = await fw.aggregate(ctx, EMPLOYEE_SCORE, [
         {"$match": {"employee": {"$in": names}, "source": EXTERNAL_SYSTEM, "date": in_period,
                     "docstatus": {"$ne": 2}}},
         {"$group": {"_id": "$employee", "days": {"$sum": 1}, "total": {"$sum": "$value"}}},
     ])
-    penalties = await store.aggregate(ctx, ctx.meta(WAREHOUSE_VIOLATION), [
+    penalties = await fw.aggregate(ctx, WAREHOUSE_VIOLATION, [
         {"$match": {"employee": {"$in": names}, "date": in_period, "docstatus": 1}},
         {"$group": {"_id": "$employee", "points": {"$sum": "$penalty_points"}}},
     ])

@@ -121,6 +121,17 @@ async def test_a_custom_field_changes_the_meta_and_its_timestamp(synced: Context
     assert after["modified"] != before["modified"]  # a client's cached copy is not taken for this one
 
 
+async def test_a_custom_fields_rules_reach_the_desk(synced: Context) -> None:
+    """depends_on, mandatory_depends_on and read_only_depends_on of a Custom Field (Frappe's) are in the
+    meta the Desk evaluates them from."""
+    rules = {"depends_on": "eval:doc.customer_name", "mandatory_depends_on": "customer_name",
+             "read_only_depends_on": "eval:doc.docstatus == 1"}
+    await new_doc(synced, "Custom Field", dt="Test Customer", fieldname="nickname", fieldtype="Data",
+                  label="Nickname", insert_after="customer_name", **rules).insert()
+    row = next(f for f in (await doctype_meta(synced, "Test Customer"))["fields"] if f["fieldname"] == "nickname")
+    assert {key: row.get(key) for key in rules} == rules
+
+
 async def test_a_workflow_adds_its_state_field_to_the_record(synced: Context) -> None:
     before = await doctype_meta(synced, "Test Order")
     assert "workflow_state" not in {f["fieldname"] for f in before["fields"]}

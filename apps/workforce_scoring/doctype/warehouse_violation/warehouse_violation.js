@@ -1,30 +1,33 @@
-// Form script of Warehouse Violation (served at /assets/workforce_scoring/doctype/warehouse_violation/
-// warehouse_violation.js after `fw build`). It is written against fw's small form API, documented in
-// apps/workforce_scoring/README.md. The colour rules are plain functions, exported for `node --test`.
+// Form script of Warehouse Violation, written against Frappe's client API (`frappe.ui.form.on`,
+// `frm.page.set_indicator`, `frm.dashboard.add_indicator`, `frm.add_custom_button`,
+// `frappe.set_route`, `frappe.get_indicator`), so it runs unchanged in fw's Desk and in Frappe's.
+// The state pill takes its colour from `frappe.get_indicator`: the Desk's one rule for lists and
+// forms (the Workflow State's style: Pending orange, Confirmed green, Appealed blue, Waived red,
+// any other gray). The confirm and cancel alerts come from the server (on_submit, on_cancel).
+// The rules are plain functions, exported for `node --test` (tests/apps/js/).
 (function (root, factory) {
 	"use strict";
 	const api = factory(root);
 	if (typeof module === "object" && module.exports) {
 		module.exports = api; // node: tests require() this file
 	}
-	if (root.fw && root.fw.ui && typeof root.fw.ui.form === "function") {
-		root.fw.ui.form("Warehouse Violation", api.handlers); // the browser
+	const frappe = root.frappe;
+	if (frappe && frappe.ui && frappe.ui.form && typeof frappe.ui.form.on === "function") {
+		frappe.ui.form.on("Warehouse Violation", api.handlers); // the browser
 	}
 })(typeof globalThis !== "undefined" ? globalThis : this, function (root) {
 	"use strict";
 
-	const STATE_COLOURS = Object.freeze({
-		Pending: "orange",
-		Confirmed: "green",
-		Appealed: "blue",
-		Waived: "red",
-	});
 	const PENALTY_RED = 8;
 	const PENALTY_ORANGE = 5;
 
-	/** The indicator colour of a workflow state: gray for any state without one of its own. */
-	function stateColour(state) {
-		return Object.prototype.hasOwnProperty.call(STATE_COLOURS, state) ? STATE_COLOURS[state] : "gray";
+	/** The colour of a workflow state by the Desk's rule (`frappe.get_indicator`); gray without one. */
+	function stateColour(state, doctype) {
+		const frappe = root.frappe;
+		if (!state || !frappe || typeof frappe.get_indicator !== "function") return "gray";
+		// the state alone: an unsaved change must not turn the state's colour into "Not Saved"
+		const indicator = frappe.get_indicator({ doctype: doctype, workflow_state: state, docstatus: 0 }, doctype);
+		return (indicator && indicator[1]) || "gray";
 	}
 
 	/** The dashboard colour of a penalty: at least 8 red, at least 5 orange, else blue. */
@@ -46,24 +49,24 @@
 		return String(text).replace(/\{(\d+)\}/g, (match, i) => (args && i in args ? args[i] : match));
 	}
 
+	function openList(doctype, filters) {
+		return root.frappe.set_route("List", doctype, filters);
+	}
+
 	const handlers = {
 		refresh(frm) {
 			const state = frm.doc.workflow_state;
 			if (state) {
-				frm.set_indicator(__(state), stateColour(state));
+				frm.page.set_indicator(__(state), stateColour(state, frm.doctype || "Warehouse Violation"));
 			}
 			const points = Number(frm.doc.penalty_points) || 0;
 			frm.dashboard.add_indicator(__("Penalty Points: {0}", [points]), penaltyColour(points));
 			if (showsCustomButtons(frm)) {
-				frm.add_custom_button(__("Employee Scores"), () =>
-					root.fw.ui.open_list("Employee Score", { employee: frm.doc.employee }),
-				);
-				frm.add_custom_button(__("Other Violations"), () =>
-					root.fw.ui.open_list("Warehouse Violation", { employee: frm.doc.employee }),
-				);
+				frm.add_custom_button(__("Employee Scores"), () => openList("Employee Score", { employee: frm.doc.employee }));
+				frm.add_custom_button(__("Other Violations"), () => openList("Warehouse Violation", { employee: frm.doc.employee }));
 			}
 		},
 	};
 
-	return { STATE_COLOURS, stateColour, penaltyColour, showsCustomButtons, handlers };
+	return { stateColour, penaltyColour, showsCustomButtons, handlers };
 });

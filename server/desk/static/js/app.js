@@ -1,10 +1,12 @@
 // The Desk's frame: the top bar (home link, the sidebar toggle on narrow screens, the user menu with
 // Log out), the sidebar of modules, and the view of the current route (views/registry.js), which is
-// checked against the user's rights first ("Not permitted") and loaded on first use.
+// checked against the user's rights first ("Not permitted") and loaded on first use. Keyboard: after
+// a navigation the focus goes to the page (unless a view took it), Escape closes the sidebar drawer
+// of a narrow screen and gives the focus back to its toggle.
 import { call } from "./api.js";
 import { boot, hasRight } from "./boot.js";
 import { __ } from "./i18n.js";
-import { html, useEffect, useState } from "./lib/html.js";
+import { html, useEffect, useRef, useState } from "./lib/html.js";
 import { currentRoute, onRouteChange } from "./router.js";
 import { LayerHost } from "./ui/host.js";
 import { Menu } from "./ui/menu.js";
@@ -62,18 +64,40 @@ function RouteView({ route }) {
 	return html`<${View} key=${key} route=${route} />`;
 }
 
+/** Whether the focus is lost (on the body, a removed element) or in the sidebar: then a navigation
+ * moves it to the page, so keyboard and screen-reader users continue at the new content. */
+function focusIsAdrift() {
+	const active = document.activeElement;
+	return !active || active === document.body || !active.isConnected || Boolean(active.closest(".sidebar"));
+}
+
 export function App() {
 	const [route, setRoute] = useState(currentRoute());
 	const [menuOpen, setMenuOpen] = useState(false);
+	const toggle = useRef(null);
 	useEffect(() => onRouteChange((next) => {
 		setRoute(next);
 		setMenuOpen(false);
 	}), []);
-	return html`<div class=${`desk ${menuOpen ? "sidebar-open" : ""}`}>
+	useEffect(() => {
+		// after the new view rendered (and perhaps focused a field of its own)
+		const timer = setTimeout(() => {
+			const main = document.getElementById("main");
+			if (main && focusIsAdrift()) main.focus({ preventScroll: true });
+		}, 0);
+		return () => clearTimeout(timer);
+	}, [route.path]);
+	function onKeyDown(event) {
+		if (event.key === "Escape" && menuOpen && !event.defaultPrevented) {
+			setMenuOpen(false);
+			if (toggle.current) toggle.current.focus();
+		}
+	}
+	return html`<div class=${`desk ${menuOpen ? "sidebar-open" : ""}`} onKeyDown=${onKeyDown}>
 		<a class="skip-link" href="#main">${__("Skip to content")}</a>
 		<header class="navbar">
 			<button type="button" class="btn-icon sidebar-toggle" aria-label=${__("Menu")} aria-expanded=${menuOpen ? "true" : "false"}
-				onClick=${() => setMenuOpen(!menuOpen)}>☰</button>
+				aria-controls="desk-sidebar" ref=${toggle} onClick=${() => setMenuOpen(!menuOpen)}>☰</button>
 			<a class="brand" href="/app">fw</a>
 			<div class="navbar-spacer"></div>
 			<${Menu} label=${boot.full_name || boot.user} buttonClass="btn btn-link user-menu" items=${[

@@ -3,6 +3,8 @@
 // server sends each state's colour with the meta, `__workflow`); Draft (red) and Cancelled (red)
 // for submittable doctypes; an app's `listview_settings[doctype].get_indicator`; Submitted (blue);
 // a `status` field by its words; an `enabled` field. Returns {label, color, filter} or null.
+// Form scripts reach the same rule through `frappe.get_indicator` (frappe/index.js): the reference
+// app's script paints its state pill with it, so a state has one colour in the list and the form.
 // Pure: `node --test` covers it.
 import { __ } from "./i18n.js";
 

@@ -1,13 +1,15 @@
 // Realtime events over Socket.IO (the server's /socket.io, authenticated by the session cookie):
 // `on(event, handler)` / `off`, and rooms for a document (`doc_update`) or a doctype's lists
 // (`list_update`), counted so several views can share one; they are joined again after a
-// reconnect. socket.io-client reconnects by itself (with backoff) when the connection drops.
+// reconnect. socket.io-client reconnects by itself (with backoff) when the connection drops; a
+// connection that comes back emits "reconnect" (views reload what they may have missed meanwhile).
 import { boot } from "./boot.js";
 import { Emitter } from "./lib/emitter.js";
 
 const events = new Emitter();
 const rooms = new Map(); // "doc\0dt\0name" or "doctype\0dt" → count
 let socket = null;
+let lost = false;
 
 function join(key) {
 	if (!socket || !socket.connected) return;
@@ -60,6 +62,11 @@ export function isConnected() {
 	return Boolean(socket && socket.connected);
 }
 
+/** The Socket.IO socket, or null before `startRealtime` (for diagnostics and tests). */
+export function connection() {
+	return socket;
+}
+
 /** Connect (once). The library is loaded on demand, so the first page does not wait for it. */
 export async function startRealtime() {
 	if (socket || !boot.realtime) return;
@@ -68,7 +75,12 @@ export async function startRealtime() {
 	socket.on("connect", () => {
 		for (const key of rooms.keys()) join(key);
 		events.emit("connect");
+		if (lost) events.emit("reconnect");
+		lost = false;
 	});
-	socket.on("disconnect", (reason) => events.emit("disconnect", reason));
+	socket.on("disconnect", (reason) => {
+		lost = true;
+		events.emit("disconnect", reason);
+	});
 	socket.onAny((event, ...args) => events.emit(event, ...args));
 }

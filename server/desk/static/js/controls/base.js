@@ -19,10 +19,12 @@ export function describedBy(id, df, error) {
 
 /**
  * The frame of a control: `<label for=id>` (or a caption for group controls), the input (children),
- * the description and the error. `inline` puts the label after the input (Check).
+ * the description and the error. `inline` puts the label after the input (Check); `hideLabel` keeps
+ * it for assistive technology only (a grid's cells, under their column header).
  */
-export function ControlFrame({ df, id, error, children, inline = false, labelFor = id, className = "" }) {
-	const label = html`<label class="control-label" id=${`${id}-label`} for=${labelFor}>
+export function ControlFrame({ df, id, error, children, inline = false, labelFor = id, className = "", hideLabel = false }) {
+	// in a grid's cell the column header shows the label: it stays for assistive technology only
+	const label = html`<label class=${hideLabel ? "control-label sr-only" : "control-label"} id=${`${id}-label`} for=${labelFor}>
 		${labelOf(df)}${df.reqd ? html`<span class="reqd-mark" aria-hidden="true"> *</span>` : null}
 	</label>`;
 	return html`<div class=${`control ${inline ? "control-inline" : ""} ${error ? "has-error" : ""} ${className}`} data-fieldname=${df.fieldname} data-fieldtype=${df.fieldtype}>

@@ -7,5 +7,11 @@ import "./check.js";
 import "./select.js";
 import "./date.js";
 import "./link.js";
+import "./grid.js";
+import "./table_multiselect.js";
+import "./duration.js";
+import "./rating.js";
+import "./text_editor.js";
+import "./attach.js";
 
 export { controlFor, hasControl, registerControl } from "./registry.js";

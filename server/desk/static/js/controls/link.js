@@ -2,21 +2,24 @@
 // (fw.desk.search.search_link: name, title and search fields, only what the user may read), shows
 // titles in a listbox of options, and opens the linked document. Arrow keys move through the
 // options, Enter takes one, Escape closes the list. A script's `frm.set_query(field, ...)` gives the
-// search its filters or query.
+// search its filters or query. A user who may create the linked doctype is offered "Create a new
+// <Doctype>" last (a quick entry dialog, controls/quick_entry.js).
 import { searchLink } from "../api.js";
-import { slug } from "../boot.js";
+import { hasRight, slug } from "../boot.js";
 import { __ } from "../i18n.js";
 import { html, useEffect, useRef, useState } from "../lib/html.js";
 import { formUrl } from "../routes.js";
 import { ControlFrame, inputProps } from "./base.js";
+import { quickEntry } from "./quick_entry.js";
 import { registerControl } from "./registry.js";
 
 const DEBOUNCE_MS = 200;
 
 export function LinkControl(props) {
 	const { frm, df, value, id, readOnly, onInput, onChange } = props;
-	// a Dynamic Link names its doctype in another field of the document
-	const doctype = df.fieldtype === "Dynamic Link" ? frm && frm.doc && frm.doc[df.options] : df.options;
+	// a Dynamic Link names its doctype in another field of the document (of the row, in a grid)
+	const source = props.doc || (frm && frm.doc) || {};
+	const doctype = df.fieldtype === "Dynamic Link" ? source[df.options] : df.options;
 	const [text, setText] = useState(value ?? "");
 	const [open, setOpen] = useState(false);
 	const [options, setOptions] = useState([]);
@@ -36,12 +39,15 @@ export function LinkControl(props) {
 			if (request.current) request.current.abort();
 			const controller = new AbortController();
 			request.current = controller;
-			const query = frm && frm.link_query ? frm.link_query(df.fieldname) : {};
+			const query = frm && frm.link_query ? frm.link_query(props.queryKey || df.fieldname, props.cdt, props.cdn) : {};
 			try {
 				const found = await searchLink(doctype, txt, { filters: query.filters, query: query.query, signal: controller.signal });
 				if (controller.signal.aborted) return;
-				setOptions(found);
-				setActive(found.length ? 0 : -1);
+				const create = !df.no_create && hasRight(doctype, "create")
+					? [{ create: true, value: "", label: __("Create a new {0}", [__(doctype)]) }]
+					: [];
+				setOptions([...found, ...create]);
+				setActive(found.length || create.length ? 0 : -1);
 				setOpen(true);
 			} catch (error) {
 				if (error.name !== "AbortError") {
@@ -52,7 +58,17 @@ export function LinkControl(props) {
 		}, DEBOUNCE_MS);
 	}
 
+	async function create(typed) {
+		setOpen(false);
+		const name = await quickEntry(doctype, typed);
+		if (name) choose({ value: name, label: "" });
+	}
+
 	function choose(option) {
+		if (option.create) {
+			create(text).catch((error) => console.error(error));
+			return;
+		}
 		setText(option.value);
 		setTitle(option.label || "");
 		setOpen(false);
@@ -109,7 +125,7 @@ export function LinkControl(props) {
 									choose(option);
 								}}>
 								<span class="link-option-label">${option.label || option.value}</span>
-								${option.label && option.label !== option.value ? html`<span class="link-option-value">${option.value}</span>` : null}
+								${option.label && option.value && option.label !== option.value ? html`<span class="link-option-value">${option.value}</span>` : null}
 								${option.description ? html`<span class="link-option-description">${option.description}</span>` : null}
 							</li>`,
 						)

@@ -1,5 +1,7 @@
 // Int, Float, Currency, Percent: a number input. The typed text is kept while it is being edited;
-// the value is a number (or null when empty).
+// the value is a number (or null when empty), rounded to the field's precision (its own, else the
+// system's float or currency precision) once committed, as Frappe's `flt(value, precision)`.
+import { precisionOf } from "../format.js";
 import { html, useEffect, useState } from "../lib/html.js";
 import { ControlFrame, inputProps } from "./base.js";
 import { registerControl } from "./registry.js";
@@ -9,6 +11,13 @@ export function parseNumber(text, integer) {
 	if (trimmed === "") return null;
 	const number = integer ? Number.parseInt(trimmed, 10) : Number.parseFloat(trimmed);
 	return Number.isFinite(number) ? number : null;
+}
+
+/** A committed number rounded to `precision` decimals (null stays null). Pure. */
+export function roundTo(value, precision) {
+	if (value === null || precision === null || precision === undefined || !Number.isFinite(Number(precision))) return value;
+	const factor = 10 ** Number(precision);
+	return Math.round((value + Number.EPSILON * Math.sign(value)) * factor) / factor;
 }
 
 export function NumberControl(props) {
@@ -26,7 +35,11 @@ export function NumberControl(props) {
 				setText(e.currentTarget.value);
 				onInput(parseNumber(e.currentTarget.value, integer));
 			}}
-			onChange=${(e) => onChange(parseNumber(e.currentTarget.value, integer))} />
+			onChange=${(e) => {
+				const rounded = integer ? parseNumber(e.currentTarget.value, true) : roundTo(parseNumber(e.currentTarget.value, false), precisionOf(df));
+				if (rounded !== null && String(rounded) !== e.currentTarget.value) setText(String(rounded));
+				onChange(rounded);
+			}} />
 	</${ControlFrame}>`;
 }
 

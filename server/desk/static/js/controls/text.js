@@ -1,4 +1,4 @@
-// Small Text, Text, Long Text (and, as plain text for now, Code, JSON, Text Editor): a <textarea>.
+// Small Text, Text, Long Text, and Code, JSON and Markdown as plain text: a <textarea>.
 import { html } from "../lib/html.js";
 import { ControlFrame, inputProps } from "./base.js";
 import { registerControl } from "./registry.js";
@@ -13,4 +13,4 @@ export function TextControl(props) {
 	</${ControlFrame}>`;
 }
 
-registerControl(["Small Text", "Text", "Long Text", "Code", "JSON", "Text Editor", "Markdown Editor", "HTML Editor"], TextControl);
+registerControl(["Small Text", "Text", "Long Text", "Code", "JSON", "Markdown Editor"], TextControl);

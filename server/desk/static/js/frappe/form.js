@@ -7,16 +7,28 @@
 // Implemented here: doc, doctype, docname, meta, fields_dict, perm, is_new, is_dirty, dirty,
 // set_value (promise; fires the field's change event), get_field, get_docfield, trigger, refresh,
 // refresh_field, refresh_fields, save, reload_doc, call, add_custom_button, remove_custom_button,
-// clear_custom_buttons, change_custom_button_type, set_intro, page.set_indicator/clear_indicator,
+// clear_custom_buttons, change_custom_button_type (add_custom_button answers a chainable handle),
+// set_intro, page.set_indicator/clear_indicator/set_primary_action/add_inner_button/add_menu_item,
 // set_indicator (fw's alias), dashboard.add_indicator/clear_headline/set_headline, toggle_display,
-// toggle_reqd, toggle_enable, set_df_property, set_query, disable_save, enable_save.
-// The form-scripts helper extends this class (savesubmit, savecancel, add_child, clear_table, ...).
+// toggle_reqd, toggle_enable, set_df_property, set_query, disable_save, enable_save, disable_form,
+// enable_form, scroll_to_field, has_perm, get_title, get_row; child tables
+// (add_child, clear_table, and for the grid add_row/remove_row/set_child_value, which fire
+// `<table>_add`, `<table>_remove` and the child field's event with `frm, cdt, cdn`); savesubmit and
+// savecancel (confirm, then the view's Submit and Cancel, which run their events).
+//
+// The form view's interface: `new Form(meta, doc, {docinfo, onSave, onReload})`, `subscribe` (render
+// on change); `onSave(frm, action)` runs "Save", "Submit" or "Cancel" with the script events around
+// the server call; the grid calls `add_row`, `remove_row` and `set_child_value`, which fire the
+// child-table events.
 import { call as apiCall, request } from "../api.js";
 import { boot, hasRight } from "../boot.js";
 import { Emitter } from "../lib/emitter.js";
-import { getField } from "../meta.js";
-import { STANDARD_FIELDS, hasValue, isEmpty, storeDoc } from "../model.js";
-import { runHandlers } from "./form_events.js";
+import { cachedMeta, getField } from "../meta.js";
+import { STANDARD_FIELDS, TABLE_TYPES, dropDoc, hasValue, isEmpty, newDoc, storeDoc } from "../model.js";
+import { __ } from "../i18n.js";
+import { confirmDialog } from "../ui/confirm.js";
+import { hasHandlers, runHandlers } from "./form_events.js";
+import { rowName } from "./model.js";
 
 const RIGHTS = ["read", "write", "create", "delete", "submit", "cancel", "amend", "report", "print", "email", "share"];
 
@@ -81,12 +93,28 @@ export class Form {
 		this._onSave = onSave;
 		this._onReload = onReload;
 		this.dashboard = new Dashboard(this);
+		// Frappe's `frm.page`: the toolbar's pieces a script may set. A primary action is a primary
+		// custom button (cleared on refresh like the others), menu items a "Menu" group.
 		this.page = {
 			set_indicator: (label, color) => this.set_indicator(label, color),
 			clear_indicator: () => {
 				this.indicator = null;
 				this.notify();
 			},
+			set_primary_action: (label, handler) => {
+				this.custom_buttons = this.custom_buttons.filter((b) => b.type !== "primary");
+				return this.add_custom_button(label, handler).addClass("btn-primary");
+			},
+			clear_primary_action: () => {
+				this.custom_buttons = this.custom_buttons.filter((b) => b.type !== "primary");
+				this.notify();
+			},
+			set_secondary_action: (label, handler) => this.add_custom_button(label, handler),
+			add_inner_button: (label, handler, group) => this.add_custom_button(label, handler, group),
+			remove_inner_button: (label, group) => this.remove_custom_button(label, group),
+			clear_inner_toolbar: () => this.clear_custom_buttons(),
+			add_menu_item: (label, handler) => this.add_custom_button(label, handler, __("Menu")),
+			add_action_item: (label, handler) => this.add_custom_button(label, handler, __("Actions")),
 		};
 		this.load(doc, docinfo);
 	}
@@ -95,6 +123,7 @@ export class Form {
 	load(doc, docinfo) {
 		this.doc = storeDoc(doc);
 		this.docname = doc.name;
+		this._storeRows();
 		if (docinfo) this.docinfo = docinfo;
 		this.perm = permFor(this.doctype, this.docinfo);
 		this._dirty = Boolean(doc.__unsaved);
@@ -112,6 +141,16 @@ export class Form {
 				frm: this,
 				refresh: () => this.refresh_field(df.fieldname),
 			};
+			if (TABLE_TYPES.has(df.fieldtype)) {
+				// what Frappe scripts reach through `frm.fields_dict.items.grid`
+				out[df.fieldname].grid = {
+					get_field: (name) => this._gridField(df.fieldname, name),
+					get_docfield: (name) => this.get_child_docfield(df.fieldname, name),
+					update_docfield_property: (name, property, value) => this.set_df_property(name, property, value, "*", df.fieldname),
+					add_new_row: () => this.add_row(df.fieldname),
+					refresh: () => this.notify(),
+				};
+			}
 		}
 		return out;
 	}
@@ -172,7 +211,7 @@ export class Form {
 
 	/** Whether `df` can be changed by the user in the form as it stands. */
 	is_field_editable(df) {
-		if (!df || df.read_only || this.saving) return false;
+		if (!df || df.read_only || this.saving || this.form_disabled) return false;
 		if (STANDARD_FIELDS.includes(df.fieldname)) return false;
 		if (!this.can_edit()) return false;
 		const docstatus = Number(this.doc.docstatus || 0);
@@ -304,6 +343,136 @@ export class Form {
 		return body;
 	}
 
+	/** Frappe's `frm.savesubmit()`: asks to confirm, then the view's Submit (`onSave(frm, "Submit")`:
+	 * `validate`, `before_submit`, the server, `on_submit`, `refresh`). Resolves to whether it worked. */
+	async savesubmit(_button, callback, onError) {
+		if (!(await confirmDialog(__("Permanently Submit {0}?", [this.docname]), { title: __("Submit") }))) return false;
+		return this._viewAction("Submit", callback, onError);
+	}
+
+	/** Frappe's `frm.savecancel()`: asks to confirm, then the view's Cancel (`before_cancel`, the
+	 * server, `after_cancel`, `refresh`). */
+	async savecancel(_button, callback, onError) {
+		if (!(await confirmDialog(__("Permanently Cancel {0}?", [this.docname]), { title: __("Cancel") }))) return false;
+		return this._viewAction("Cancel", callback, onError);
+	}
+
+	async _viewAction(action, callback, onError) {
+		let done = false;
+		try {
+			done = await this.save(action);
+		} catch (error) {
+			if (typeof onError === "function") onError(error);
+			throw error;
+		}
+		if (done && typeof callback === "function") callback({ message: this.doc });
+		return done;
+	}
+
+	// -- child tables ----------------------------------------------------------------------------
+
+	/** Keep the rows of the child tables in `locals` (scripts read `locals[cdt][cdn]`). */
+	_storeRows() {
+		for (const df of this.meta.fields || []) {
+			if (!TABLE_TYPES.has(df.fieldtype) || !Array.isArray(this.doc[df.fieldname])) continue;
+			for (const row of this.doc[df.fieldname]) {
+				if (!row || typeof row !== "object") continue;
+				if (!row.doctype) row.doctype = df.options;
+				storeDoc(row); // the same object: a script's change through locals shows in the form
+			}
+		}
+	}
+
+	/** The child doctype of a Table field. */
+	child_doctype(fieldname) {
+		const df = getField(this.meta, fieldname);
+		if (!df || !TABLE_TYPES.has(df.fieldtype)) throw new Error(`${fieldname} is not a table of ${this.doctype}`);
+		return df.options;
+	}
+
+	/** Frappe's `frm.add_child(table, values)`: a new row (the child's defaults, then `values`), no event. */
+	add_child(fieldname, values = {}) {
+		const cdt = this.child_doctype(fieldname);
+		const childMeta = cachedMeta(cdt) || { name: cdt, fields: [] };
+		const row = newDoc(childMeta, { user: boot.user });
+		delete row.__unsaved;
+		delete row.owner;
+		Object.assign(row, { name: rowName(), parent: this.docname, parentfield: fieldname, parenttype: this.doctype }, values || {});
+		if (!Array.isArray(this.doc[fieldname])) this.doc[fieldname] = [];
+		this.doc[fieldname].push(row);
+		row.idx = this.doc[fieldname].length;
+		storeDoc(row);
+		this.dirty();
+		return row;
+	}
+
+	/** The grid's Add Row: `add_child`, then `<table>_add(frm, cdt, cdn)`. */
+	async add_row(fieldname, values) {
+		const row = this.add_child(fieldname, values);
+		await this._childEvent(`${fieldname}_add`, row);
+		return row;
+	}
+
+	/** The grid's Delete: `before_<table>_remove`, the row goes, then `<table>_remove(frm, cdt, cdn)`. */
+	async remove_row(fieldname, row) {
+		const rows = Array.isArray(this.doc[fieldname]) ? this.doc[fieldname] : [];
+		const target = typeof row === "string" ? rows.find((r) => r.name === row) : row;
+		if (!target || !rows.includes(target)) return false;
+		await this._childEvent(`before_${fieldname}_remove`, target);
+		this.doc[fieldname] = rows.filter((r) => r !== target);
+		this.doc[fieldname].forEach((r, i) => (r.idx = i + 1));
+		this.dirty();
+		await this._childEvent(`${fieldname}_remove`, target);
+		dropDoc(target.doctype, target.name);
+		return true;
+	}
+
+	/** Frappe's `frm.clear_table(table)`: no rows (no events). */
+	clear_table(fieldname) {
+		for (const row of this.doc[fieldname] || []) dropDoc(row.doctype, row.name);
+		this.doc[fieldname] = [];
+		this.dirty();
+	}
+
+	/** A child row's value changed (the grid, `frappe.model.set_value`): the child field's event
+	 * `(frm, cdt, cdn)` fires when it changed. */
+	async set_child_value(row, fieldname, value) {
+		if (!row || row[fieldname] === value) return;
+		row[fieldname] = value;
+		this.dirty();
+		await this.trigger(fieldname, row.doctype, row.name);
+	}
+
+	/** A child-table event: the child doctype's handlers (Frappe's), then the parent's when it has
+	 * handlers of that name too (scripts register `items_add` on either). */
+	async _childEvent(event, row) {
+		await this.trigger(event, row.doctype, row.name);
+		if (row.doctype !== this.doctype && hasHandlers(this.doctype, event)) {
+			await runHandlers(this.doctype, event, [this, row.doctype, row.name]);
+		}
+		this.notify();
+	}
+
+	/** The row of a child table by its name (`cdn`). */
+	get_row(cdn) {
+		for (const df of this.meta.fields || []) {
+			if (!TABLE_TYPES.has(df.fieldtype)) continue;
+			const row = (this.doc[df.fieldname] || []).find((r) => r && r.name === cdn);
+			if (row) return row;
+		}
+		return null;
+	}
+
+	has_perm(right, level = 0) {
+		return Boolean(this.perm[level] && this.perm[level][right]);
+	}
+
+	get_title() {
+		const field = this.meta.title_field;
+		const value = field ? this.doc[field] : null;
+		return value === undefined || value === null || value === "" ? this.docname : String(value);
+	}
+
 	// -- what scripts add to the page ------------------------------------------------------------
 
 	/** A button in the form's toolbar (in a menu named `group`); cleared on every refresh. */
@@ -312,7 +481,37 @@ export class Form {
 		this.remove_custom_button(label, group);
 		this.custom_buttons.push(button);
 		this.notify();
-		return button;
+		return this._buttonHandle(button);
+	}
+
+	/** What `add_custom_button` returns: Frappe returns the jQuery button, and scripts chain on it
+	 * (`.addClass("btn-primary")`, `.css(...)`); the class names that mean a button type change it,
+	 * the rest is accepted and ignored. */
+	_buttonHandle(button) {
+		const frm = this;
+		const setType = (classes, on) => {
+			for (const cls of String(classes || "").split(/\s+/)) {
+				const type = { "btn-primary": "primary", "btn-danger": "danger" }[cls];
+				if (type) button.type = on ? type : "default";
+			}
+			frm.notify();
+			return handle;
+		};
+		const handle = Object.assign(button, {
+			addClass: (classes) => setType(classes, true),
+			removeClass: (classes) => setType(classes, false),
+			toggleClass: (classes, on) => setType(classes, on),
+			css: () => handle,
+			attr: () => handle,
+			prop: () => handle,
+			on: () => handle,
+			show: () => handle,
+			hide: () => {
+				frm.remove_custom_button(button.label, button.group);
+				return handle;
+			},
+		});
+		return handle;
 	}
 
 	remove_custom_button(label, group) {
@@ -346,10 +545,40 @@ export class Form {
 		this.notify();
 	}
 
-	set_df_property(fieldname, property, value) {
+	/** Frappe's `set_df_property(field, property, value)`; with `docname` and `table_field`, the
+	 * property of a child table's column (every row: the grid reads `get_child_docfield`). */
+	set_df_property(fieldname, property, value, docname, tableField) {
 		const names = Array.isArray(fieldname) ? fieldname : [fieldname];
-		for (const name of names) this.df_overrides[name] = { ...(this.df_overrides[name] || {}), [property]: value };
+		for (const name of names) {
+			const key = docname && tableField ? `${tableField}.${name}` : name;
+			this.df_overrides[key] = { ...(this.df_overrides[key] || {}), [property]: value };
+		}
 		this.refresh_fields();
+	}
+
+	/** `frm.fields_dict[table].grid.get_field(name)`: setting its `get_query` is `set_query(name, table, fn)`. */
+	_gridField(tableField, fieldname) {
+		const frm = this;
+		const key = `${tableField}.${fieldname}`;
+		return {
+			df: frm.get_child_docfield(tableField, fieldname),
+			get get_query() {
+				return frm.queries[key] || null;
+			},
+			set get_query(query) {
+				frm.queries[key] = query;
+			},
+		};
+	}
+
+	/** The DocField of a child table's column with what scripts changed. */
+	get_child_docfield(tableField, fieldname) {
+		const cdt = this.child_doctype(tableField);
+		const childMeta = cachedMeta(cdt);
+		const df = childMeta ? getField(childMeta, fieldname) : null;
+		if (!df) return null;
+		const overrides = this.df_overrides[`${tableField}.${fieldname}`];
+		return overrides ? { ...df, ...overrides } : df;
 	}
 
 	toggle_display(fieldname, show) {
@@ -373,13 +602,38 @@ export class Form {
 		}
 	}
 
-	/** The search arguments of a Link field ({filters, query}) from `set_query`, or {}. */
-	link_query(fieldname, cdt, cdn) {
-		const entry = this.queries[fieldname];
+	/** The search arguments of a Link field ({filters, query}) from `set_query`, or {}; for a child
+	 * table's column pass the table field, `cdt` and `cdn` (`set_query(field, table, fn)` wins there). */
+	link_query(fieldname, cdt, cdn, tableField) {
+		const entry = (tableField && this.queries[`${tableField}.${fieldname}`]) || this.queries[fieldname];
 		if (!entry) return {};
 		const value = typeof entry === "function" ? entry(this.doc, cdt || this.doctype, cdn || this.docname) : entry;
 		return value && typeof value === "object" ? value : {};
 	}
+
+	/** Frappe's `frm.disable_form()`: every field read-only and no Save, until `enable_form()`. */
+	disable_form() {
+		this.form_disabled = true;
+		this.disable_save();
+	}
+
+	enable_form() {
+		this.form_disabled = false;
+		this.enable_save();
+	}
+
+	/** Move the focus to a field's input (Frappe scrolls to it). */
+	scroll_to_field(fieldname) {
+		if (typeof document === "undefined") return false;
+		const element = document.getElementById(`field-${fieldname}`);
+		if (!element) return false;
+		element.scrollIntoView({ block: "center" });
+		element.focus();
+		return true;
+	}
+
+	/** Frappe's currency labels: the Desk shows no currency in labels; kept for scripts that call it. */
+	set_currency_labels() {}
 
 	disable_save() {
 		this.save_disabled = true;

@@ -1,18 +1,26 @@
 // The global `frappe` namespace form scripts are written against (desk.md §5), plus `__`, `locals`,
-// `cur_frm` and fw's own aliases (`fw.ui.form`, `fw.ui.open_list`). main.js installs it before any
-// app script runs. This is the skeleton the form-scripts helper completes (db, model, datetime,
-// format, ui.Dialog, prompt, utils, ...): each part lives in its own module of js/frappe/.
+// `cur_frm`, `flt`/`cint`/`cstr` and fw's own aliases (`fw.ui.form`, `fw.ui.open_list`). main.js
+// installs it before any app script runs. Each part lives in its own module of js/frappe/: `db.js`
+// (frappe.db), `model.js` (frappe.model), `datetime.js`, `utils.js` (frappe.utils, frappe.format),
+// `dialog.js` (frappe.ui.Dialog, frappe.prompt), `form.js` (frm), `form_events.js` (form.on).
 import { call as apiCall, request } from "../api.js";
-import { boot, hasRole } from "../boot.js";
+import { boot, doctypeInfo, hasRole, slug } from "../boot.js";
 import { __ } from "../i18n.js";
+import { docIndicator } from "../indicators.js";
+import { cachedMeta, getField, getMeta, loadScript } from "../meta.js";
 import { locals } from "../model.js";
 import * as realtime from "../realtime.js";
 import { getRoute, setRoute, setRouteOptions, takeRouteOptions } from "../router.js";
 import { confirmDialog, msgprint } from "../ui/confirm.js";
 import { showToast } from "../ui/layers.js";
 import { showError } from "../ui/messages.js";
+import { datetime } from "./datetime.js";
+import { makeDb } from "./db.js";
+import { Dialog, prompt } from "./dialog.js";
 import { Form } from "./form.js";
 import { on } from "./form_events.js";
+import { makeModel } from "./model.js";
+import { cint, cstr, flt, format, utils } from "./utils.js";
 
 /** Frappe's `frappe.provide("a.b.c")`: the nested namespace, created where missing. */
 export function provide(root, path) {
@@ -44,13 +52,62 @@ export async function frappeCall(options, args) {
 	}
 }
 
+/** `set_route("Form", <a Single>)` opens the Single's form (its URL is the doctype's own, as in
+ * Frappe), not a new document. */
+export function singleFormRoute(args, info = doctypeInfo) {
+	const parts = args.length === 1 && Array.isArray(args[0]) ? args[0] : args;
+	const [kind, doctype, name] = parts;
+	const single = typeof doctype === "string" && info(doctype) && Number(info(doctype).issingle);
+	if (String(kind || "").toLowerCase() === "form" && single && (!name || name === doctype)) return [`/app/${slug(doctype)}`];
+	return args;
+}
+
+function defaultOf(key) {
+	for (const source of [boot.user_defaults || boot.defaults || {}, boot.sysdefaults || {}]) {
+		for (const name of [key, String(key).toLowerCase(), String(key).toLowerCase().replace(/ /g, "_")]) {
+			if (source[name] !== undefined && source[name] !== null && source[name] !== "") return source[name];
+		}
+	}
+	return undefined;
+}
+
+/** Frappe's `frappe.throw`: the message in a dialog, then an error that stops the caller (a save's
+ * `validate` stops without showing it twice). */
+export function throwMessage(message, title) {
+	const opts = message && typeof message === "object" ? message : { message, title };
+	msgprint(opts.message, { title: opts.title || __("Message"), indicator: opts.indicator || "red" });
+	const error = new Error(String(opts.message ?? ""));
+	error.shown = true;
+	throw error;
+}
+
+/** Frappe's `frappe.get_indicator(doc, doctype)`: [label, colour, filter] by the Desk's one rule
+ * (indicators.js, as the list shows it), or undefined. */
+export function getIndicator(doc, doctype, listviewSettings = {}) {
+	const dt = doctype || (doc && doc.doctype);
+	const meta = cachedMeta(dt) || { name: dt, fields: [] };
+	const found = docIndicator(doc, meta, listviewSettings[dt] || {});
+	return found ? [found.label, found.color, found.filter] : undefined;
+}
+
 export function installFrappe(target = window) {
 	const frappe = target.frappe && typeof target.frappe === "object" ? target.frappe : {};
+	// frappe.db's calls go through frappe.call in Frappe: a refused one shows the server's message
+	const call = async (method, args, options) => {
+		try {
+			return await apiCall(method, args, options);
+		} catch (error) {
+			showError(error);
+			throw error;
+		}
+	};
+	const db = makeDb(call);
+	const model = makeModel({ db, getMeta, cachedMeta, currentForm: () => target.cur_frm || null, user: () => boot.user, doctypeInfo });
 	Object.assign(frappe, {
 		boot,
 		provide: (path) => provide(target, path),
 		_: __,
-		session: { user: boot.user, user_fullname: boot.full_name, lang: boot.lang },
+		session: { user: boot.user, user_email: boot.user, user_fullname: boot.full_name, lang: boot.lang },
 		user_roles: [...(boot.roles || [])],
 		user: {
 			name: boot.user,
@@ -63,28 +120,77 @@ export function installFrappe(target = window) {
 		validated: true,
 		msgprint: (message, title) => {
 			const opts = message && typeof message === "object" ? message : { message, title };
-			return msgprint(opts.message, { title: opts.title, indicator: opts.indicator });
+			const handle = msgprint(opts.message, { title: opts.title, indicator: opts.indicator });
+			return Object.assign(handle, { hide: () => handle.close(), set_title: (text) => handle.update({ title: String(text) }) });
 		},
 		show_alert: (message, seconds) => {
 			const opts = message && typeof message === "object" ? message : { message };
 			return showToast(opts.message, { indicator: opts.indicator || "blue", seconds });
 		},
-		throw: (message) => {
-			const opts = message && typeof message === "object" ? message : { message };
-			msgprint(opts.message, { title: opts.title || __("Message"), indicator: opts.indicator || "red" });
-			throw new Error(String(opts.message));
-		},
+		throw: throwMessage,
 		confirm: (message, ifYes, ifNo) =>
 			confirmDialog(message).then((yes) => {
 				if (yes && typeof ifYes === "function") ifYes();
 				if (!yes && typeof ifNo === "function") ifNo();
 				return yes;
 			}),
-		set_route: (...args) => setRoute(...args),
+		set_route: (...args) => setRoute(...singleFormRoute(args)),
 		get_route: () => getRoute(),
 		listview_settings: frappe.listview_settings || {},
 		query_reports: frappe.query_reports || {},
 		realtime: { on: realtime.on, off: realtime.off },
+		db,
+		model,
+		datetime,
+		utils,
+		format,
+		format_value: format,
+		prompt,
+		get_indicator: (doc, doctype) => getIndicator(doc, doctype, frappe.listview_settings),
+		get_meta: (doctype) => cachedMeta(doctype),
+		// Frappe's defaults: the user's (when the boot carries them), else the system's
+		defaults: {
+			get_default: (key) => defaultOf(key),
+			get_user_default: (key) => defaultOf(key),
+			get_global_default: (key) => (boot.sysdefaults || {})[key] ?? (boot.sysdefaults || {})[String(key).toLowerCase()],
+			get_user_defaults: (key) => {
+				const value = defaultOf(key);
+				return value === undefined || value === null ? [] : [value];
+			},
+		},
+		meta: {
+			get_docfield: (doctype, fieldname) => {
+				const meta = cachedMeta(doctype);
+				return meta ? getField(meta, fieldname) : null;
+			},
+			get_meta: (doctype) => cachedMeta(doctype),
+			has_field: (doctype, fieldname) => Boolean(cachedMeta(doctype) && getField(cachedMeta(doctype), fieldname)),
+		},
+		get_doc: (doctype, name) => model.get_doc(doctype, name),
+		new_doc: (doctype, options) => {
+			if (options && typeof options === "object") setRouteOptions(options);
+			return setRoute("Form", doctype);
+		},
+		/** Frappe's `frappe.require(urls, callback)`: scripts by URL (CSS by a <link>), once each. */
+		require: async (urls, callback) => {
+			for (const url of Array.isArray(urls) ? urls : [urls]) {
+				if (String(url).endsWith(".css")) {
+					const link = document.createElement("link");
+					link.rel = "stylesheet";
+					link.href = url;
+					document.head.append(link);
+				} else {
+					await loadScript(url);
+				}
+			}
+			if (typeof callback === "function") callback();
+		},
+		run_serially: async (tasks) => {
+			const results = [];
+			for (const task of tasks || []) results.push(typeof task === "function" ? await task() : await task);
+			return results;
+		},
+		after_ajax: (fn) => Promise.resolve().then(() => typeof fn === "function" && fn()),
 	});
 	Object.defineProperty(frappe, "route_options", {
 		configurable: true,
@@ -99,9 +205,14 @@ export function installFrappe(target = window) {
 	const form = provide(ui, "form");
 	form.on = on;
 	form.Form = Form;
+	ui.Dialog = Dialog;
+	ui.form.States = ui.form.States || {};
 	target.frappe = frappe;
 	target.__ = __;
 	target.locals = locals;
+	target.flt = flt;
+	target.cint = cint;
+	target.cstr = cstr;
 	if (!("cur_frm" in target)) target.cur_frm = null;
 	// fw's own names (the reference app's first form script used them)
 	const fw = target.fw && typeof target.fw === "object" ? target.fw : {};

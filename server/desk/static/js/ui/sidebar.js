@@ -11,7 +11,7 @@ function isCurrent(item, path) {
 }
 
 export function Sidebar({ path, onNavigate }) {
-	return html`<nav class="sidebar" aria-label=${__("Modules")}>
+	return html`<nav class="sidebar" id="desk-sidebar" aria-label=${__("Modules")}>
 		${(boot.sidebar || []).map(
 			(section) => html`<section class="sidebar-section" key=${section.module}>
 				<h2 class="sidebar-heading">${section.label}</h2>

@@ -1,25 +1,36 @@
-// One field of a form: its control (controls/registry.js) with the value, whether it can be edited
-// now, and its error. Typing updates the document; a committed change fires the field's event.
+// One field of a form: its control (controls/registry.js) with the value, whether it is shown,
+// mandatory and editable now (field_rules.js: the frm's judgement, depends_on,
+// mandatory_depends_on, read_only_depends_on, permlevel), and its error. Typing updates the
+// document; a committed change fires the field's event, and a Link's fills its `fetch_from` fields.
 import { controlFor } from "../../controls/index.js";
 import { html } from "../../lib/html.js";
+import { applyFetchFrom } from "./fetch_from.js";
+import { fieldState } from "./field_rules.js";
 
 export function Field({ frm, fieldname }) {
-	const df = frm.get_docfield(fieldname);
-	if (!df || !frm.is_field_visible(df)) return null;
-	const Control = controlFor(df.fieldtype);
+	const docfield = frm.get_docfield(fieldname);
+	if (!docfield) return null;
+	const state = fieldState(frm, docfield);
+	if (!state.visible) return null;
+	const Control = controlFor(docfield.fieldtype);
 	if (!Control) return null;
+	const df = state.reqd && !docfield.reqd ? { ...docfield, reqd: 1 } : docfield;
 	const id = `field-${fieldname}`;
 	return html`<${Control}
 		frm=${frm}
 		df=${df}
 		id=${id}
 		value=${frm.doc[fieldname]}
-		readOnly=${!frm.is_field_editable(df)}
+		readOnly=${state.readOnly}
 		error=${frm.errors[fieldname] || null}
 		onInput=${(value) => {
 			frm.update_value(fieldname, value);
 			frm.mark_untriggered(fieldname);
 		}}
-		onChange=${(value) => frm.set_value(fieldname, value)}
+		onChange=${(value) => {
+			const done = frm.set_value(fieldname, value);
+			if (df.fieldtype === "Link") done.then(() => applyFetchFrom(frm, df, value)).catch((error) => console.error(error));
+			return done;
+		}}
 	/>`;
 }

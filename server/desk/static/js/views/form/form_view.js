@@ -1,11 +1,14 @@
 // /app/<doctype>/<name> and /app/<doctype>/new (and a Single's /app/<doctype>): the form view
 // (desk.md §4). It loads the meta (cached) and the document (getdoc) or makes a new one (defaults and
-// route options), runs the doctype's form scripts (`setup`, `onload`, `refresh`,
-// `onload_post_render`) through the `frm` object (frappe/form.js), and renders its title, indicator,
-// actions, script buttons, intro, dashboard and layout. Ctrl+S saves; leaving with unsaved changes
-// asks first; when the session expires, what was typed is kept and put back after logging in.
+// route options, or the copy Amend and Duplicate hand over), runs the doctype's form scripts
+// (`setup`, `onload`, `refresh`, `onload_post_render`) through the `frm` object (frappe/form.js),
+// and renders its title, indicator, document actions (actions.js, doc_actions.js), the workflow's
+// Actions menu (workflow.js), script buttons, intro, dashboard and layout. Ctrl+S saves; leaving
+// with unsaved changes asks first; when the session expires, what was typed is kept and put back
+// after logging in; when someone else changes the document, an unchanged form reloads and a changed
+// one says so (doc_watch.js).
 import { apiEvents, getDoc } from "../../api.js";
-import { boot, slug } from "../../boot.js";
+import { boot, hasRight, slug } from "../../boot.js";
 import { __ } from "../../i18n.js";
 import { docIndicator } from "../../indicators.js";
 import { html, useEffect, useMemo, useState, useSubscription } from "../../lib/html.js";
@@ -20,9 +23,14 @@ import { Menu } from "../../ui/menu.js";
 import { showError } from "../../ui/messages.js";
 import { NotFound, NotPermitted, Page } from "../../ui/page.js";
 import { Form } from "../../frappe/form.js";
-import { documentActions } from "./actions.js";
+import { offeredActions } from "./actions.js";
+import { amendDoc, cancelDoc, deleteForm, duplicateDoc, newForm, reloadForm, submitDoc, workflowAction } from "./doc_actions.js";
+import { useDocWatch } from "./doc_watch.js";
+import { takeDraft } from "./drafts.js";
 import { buildLayout, FormLayout } from "./layout.js";
 import { saveForm } from "./save.js";
+import { FormSidebar, refreshDocinfo } from "./sidebar.js";
+import { allowedTransitions, fetchTransitions, needsServer, workflowOf } from "./workflow.js";
 
 const STASH_PREFIX = "fw:unsaved:";
 
@@ -67,7 +75,7 @@ export default function FormView({ route }) {
 			let doc;
 			let docinfo = {};
 			if (route.isNew) {
-				doc = newDoc(meta, { user: boot.user, values: takeRouteOptions() });
+				doc = takeDraft(route.doctype) || newDoc(meta, { user: boot.user, values: takeRouteOptions() });
 			} else {
 				({ doc, docinfo } = await getDoc(route.doctype, route.name));
 			}
@@ -98,11 +106,24 @@ export default function FormView({ route }) {
 	return html`<${FormPage} frm=${state.frm} />`;
 }
 
+/** After an action changed the document: the scripts' refresh, the URL naming the document. */
+async function refreshForm(frm) {
+	refreshDocinfo(frm).catch((error) => console.error(error));
+	await runEvent(frm, "refresh");
+	const url = formUrl(frm.doctype, frm.docname, slug);
+	if (!frm.is_new() && !frm.meta.issingle && location.pathname !== url) replaceLocation(url);
+}
+
+/** `frm.save(action)`: Save and Update, and Submit and Cancel (Frappe's savesubmit/savecancel,
+ * which ask first themselves). */
 async function runAction(frm, action) {
+	if (action === "Submit") return submitDoc(frm, { refresh: refreshForm, ask: false });
+	if (action === "Cancel") return cancelDoc(frm, { refresh: refreshForm, ask: false });
 	if (action !== "Save" && action !== "Update") throw new Error(`unknown action ${action}`);
 	return saveForm(frm, {
 		onSaved: (form, wasNew) => {
 			if (wasNew) replaceLocation(formUrl(form.doctype, form.docname, slug));
+			refreshDocinfo(form).catch((error) => console.error(error));
 		},
 	});
 }
@@ -111,6 +132,28 @@ async function reload(frm) {
 	const { doc, docinfo } = await getDoc(frm.doctype, frm.docname);
 	frm.load(doc, docinfo);
 	await runEvent(frm, "refresh");
+}
+
+/** The workflow transitions the user may take now (from the meta, or the server's for conditions). */
+function useTransitions(frm) {
+	const workflow = workflowOf(frm.meta);
+	const state = workflow ? frm.doc[workflow.field] : null;
+	const [fetched, setFetched] = useState({ key: null, list: [] });
+	const key = workflow && !frm.is_new() ? `${frm.docname}\0${state}\0${frm.doc.modified}` : null;
+	const remote = Boolean(key && needsServer(workflow, frm.doc));
+	useEffect(() => {
+		if (!remote) return undefined;
+		let gone = false;
+		fetchTransitions(frm.doc)
+			.then((list) => !gone && setFetched({ key, list }))
+			.catch(() => !gone && setFetched({ key, list: [] }));
+		return () => {
+			gone = true;
+		};
+	}, [key, remote]);
+	if (!key) return [];
+	if (remote) return fetched.key === key ? fetched.list : [];
+	return allowedTransitions(workflow, frm.doc, { roles: boot.roles, user: boot.user });
 }
 
 /** The form's title: its title field's value, else its name ("New Warehouse Violation" when new). */
@@ -127,12 +170,15 @@ function FormPage({ frm }) {
 	useSubscription(subscribe);
 	const layout = useMemo(() => buildLayout(frm.meta.fields), [frm.meta]);
 	const save = () => frm.save("Save").catch((error) => showError(error));
+	const transitions = useTransitions(frm);
+	const offered = offeredActions(frm, { transitions, canCreate: hasRight(frm.doctype, "create") });
+	const watch = useDocWatch(frm, () => reload(frm));
 
 	useEffect(() => {
 		const onKey = (event) => {
 			if ((event.ctrlKey || event.metaKey) && !event.altKey && (event.key === "s" || event.key === "S")) {
 				event.preventDefault();
-				if (documentActions(frm, { save }).some((a) => a.shortcut === "Ctrl+S")) save();
+				if (offeredActions(frm).buttons.some((a) => a.shortcut === "Ctrl+S")) save();
 			}
 		};
 		let stashed = false;
@@ -169,22 +215,38 @@ function FormPage({ frm }) {
 	const indicator = frm.is_dirty()
 		? docIndicator({ ...frm.doc, __unsaved: 1 }, frm.meta)
 		: frm.indicator || docIndicator({ ...frm.doc, __unsaved: 0 }, frm.meta);
-	const actions = documentActions(frm, { save });
+	const user = boot.user;
+	const run = (promise) => Promise.resolve(promise).catch((error) => showError(error));
+	const handlers = {
+		save,
+		submit: () => run(submitDoc(frm, { refresh: refreshForm })),
+		cancel: () => run(cancelDoc(frm, { refresh: refreshForm })),
+		amend: () => run(amendDoc(frm, { user })),
+		reload: () => run(reloadForm(frm)),
+		duplicate: () => run(duplicateDoc(frm, { user })),
+		new: () => run(newForm(frm)),
+		delete: () => run(deleteForm(frm)),
+		workflow: (action) => run(workflowAction(frm, action, { refresh: refreshForm })),
+	};
 	return html`<${Page} title=${formTitle(frm)} indicator=${indicator} className="form-page"
 		subtitle=${!frm.is_new() && frm.meta.title_field && formTitle(frm) !== frm.docname ? frm.docname : null}
-		actions=${html`<${Toolbar} frm=${frm} actions=${actions} />`}>
+		actions=${html`<${Toolbar} frm=${frm} offered=${offered} handlers=${handlers} />`}>
+		${watch.notice}
 		${frm.intro ? html`<div class=${`form-intro ${frm.intro.color}`} role="note">${frm.intro.text}</div>` : null}
 		<${Dashboard} frm=${frm} />
-		<form class="form-body" novalidate onSubmit=${(e) => {
-			e.preventDefault();
-			save();
-		}}>
-			<${FormLayout} frm=${frm} layout=${layout} />
-		</form>
+		<div class="form-columns">
+			<form class="form-body" novalidate onSubmit=${(e) => {
+				e.preventDefault();
+				save();
+			}}>
+				<${FormLayout} frm=${frm} layout=${layout} />
+			</form>
+			<${FormSidebar} frm=${frm} />
+		</div>
 	</${Page}>`;
 }
 
-function Toolbar({ frm, actions }) {
+function Toolbar({ frm, offered, handlers }) {
 	const loose = frm.custom_buttons.filter((b) => !b.group);
 	const groups = [...new Set(frm.custom_buttons.filter((b) => b.group).map((b) => b.group))];
 	const run = (button) => {
@@ -200,9 +262,17 @@ function Toolbar({ frm, actions }) {
 			onClick=${() => run(button)}>${button.label}</button>`)}
 		${groups.map((group) => html`<${Menu} label=${group} items=${frm.custom_buttons.filter((b) => b.group === group)
 			.map((button) => ({ label: button.label, onClick: () => run(button) }))} />`)}
-		${actions.map((action) => html`<button type="button" class=${`btn ${action.primary ? "btn-primary" : "btn-default"}`}
-			disabled=${action.disabled} aria-keyshortcuts=${action.shortcut === "Ctrl+S" ? "Control+S" : undefined}
-			onClick=${action.onClick}>${action.label}</button>`)}
+		${offered.workflow.length
+			? html`<${Menu} label=${__("Actions")} buttonClass="btn btn-primary" className="workflow-actions"
+					items=${offered.workflow.map((item) => ({ label: item.label, disabled: frm.saving, onClick: () => handlers.workflow(item.action) }))} />`
+			: null}
+		${offered.menu.length
+			? html`<${Menu} label=${__("Menu")} className="form-menu"
+					items=${offered.menu.map((item) => ({ label: item.label, onClick: () => handlers[item.key]() }))} />`
+			: null}
+		${offered.buttons.map((action) => html`<button type="button" class=${`btn ${action.primary ? "btn-primary" : "btn-default"}`}
+			disabled=${frm.saving} aria-keyshortcuts=${action.shortcut === "Ctrl+S" ? "Control+S" : undefined}
+			onClick=${() => handlers[action.key]()}>${action.label}</button>`)}
 	</div>`;
 }
 

@@ -5,6 +5,7 @@
 import { __ } from "../../i18n.js";
 import { html, useState } from "../../lib/html.js";
 import { Field } from "./field.js";
+import { fieldState } from "./field_rules.js";
 
 export function buildLayout(fields) {
 	const tabs = [];
@@ -46,12 +47,12 @@ export function buildLayout(fields) {
 }
 
 function visibleFields(frm, section) {
-	return section.columns.flat().filter((df) => frm.is_field_visible(frm.get_docfield(df.fieldname) || df));
+	return section.columns.flat().filter((df) => fieldState(frm, frm.get_docfield(df.fieldname) || df).visible);
 }
 
 function Section({ frm, section }) {
 	const [collapsed, setCollapsed] = useState(section.collapsible);
-	if (section.df && !frm.is_field_visible(frm.get_docfield(section.fieldname) || section.df)) return null;
+	if (section.df && !fieldState(frm, frm.get_docfield(section.fieldname) || section.df).visible) return null;
 	if (!visibleFields(frm, section).length) return null;
 	const headingId = `section-${section.fieldname}`;
 	const label = section.label ? __(section.label) : "";

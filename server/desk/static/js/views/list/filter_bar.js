@@ -1,6 +1,7 @@
 // The list's filters: an input for each `in_standard_filter` field (Select and Check as a choice,
 // Link as an exact value, text as "contains"), the active filters as removable chips, and "Clear
 // filters". The filter builder of desk.md §3 (any field and operator) is added beside these.
+import { formatValue } from "../../format.js";
 import { __ } from "../../i18n.js";
 import { html, useEffect, useState } from "../../lib/html.js";
 import { selectOptions } from "../../model.js";
@@ -56,10 +57,23 @@ function StandardFilter({ df, filters, onChange }) {
 	</div>`;
 }
 
-function describe(meta, [field, op, value]) {
+/** A filter value as the list shows values: translated options and workflow states, dates and
+ * numbers in the system's format. */
+function shownValue(meta, df, value) {
+	if (value === null || value === undefined) return "";
+	const workflow = meta.__workflow && meta.__workflow.field;
+	if (df && (df.fieldtype === "Select" || df.fieldname === workflow)) return __(String(value));
+	return df ? formatValue(value, df) : String(value);
+}
+
+export function describe(meta, [field, op, value]) {
 	const df = (meta.fields || []).find((f) => f.fieldname === field);
 	const label = df ? __(df.label || field) : field;
-	const shown = Array.isArray(value) ? value.join(", ") : op === "like" ? String(value).replace(/^%|%$/g, "") : String(value ?? "");
+	const shown = Array.isArray(value)
+		? value.map((v) => shownValue(meta, df, v)).join(", ")
+		: op === "like"
+			? String(value).replace(/^%|%$/g, "")
+			: shownValue(meta, df, value);
 	return `${label} ${__(op)} ${shown}`.trim();
 }
 

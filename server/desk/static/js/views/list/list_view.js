@@ -1,23 +1,23 @@
 // /app/<doctype>: the list view (desk.md §3). The title (or name), the `in_list_view` columns, the
-// status indicator and the modified age; the count of matching rows; 20 rows, then more on request
-// (page size 20, 100 or 500); filters from the URL and from the `in_standard_filter` inputs (both
-// kept in the URL, so a reload shows the same list); sorting; `Add <Doctype>` when the user may create.
-// Two requests per page: the rows and the count (the meta is cached).
+// status indicator and the modified age (list_table.js); the count of matching rows; 20 rows, then
+// more on request (page size 20, 100 or 500); filters from the URL, from Frappe's `route_options`,
+// from the `in_standard_filter` inputs and, when none is given, the list script's default `filters`
+// (all kept in the URL, so a reload shows the same list); sorting by the sort control or a column
+// header; `Add <Doctype>` when the user may create. Another user's change reloads the list
+// (live.js: `list_update`). Two requests per page: the rows and the count (the meta is cached).
 import { getCount, getList } from "../../api.js";
-import { hasRight } from "../../boot.js";
-import { docIndicator } from "../../indicators.js";
+import { hasRight, slug } from "../../boot.js";
 import { __ } from "../../i18n.js";
-import { formatValue, timeAgo } from "../../format.js";
 import { html, useEffect, useMemo, useRef, useState } from "../../lib/html.js";
 import { getMeta, loadListScript } from "../../meta.js";
-import { newFormUrl, formUrl, searchFromFilters } from "../../routes.js";
+import { newFormUrl, searchFromFilters } from "../../routes.js";
 import { navigate, replaceSearch, setRouteOptions, takeRouteOptions } from "../../router.js";
-import { slug } from "../../boot.js";
-import { Indicator } from "../../ui/indicator.js";
 import { showError } from "../../ui/messages.js";
 import { Page } from "../../ui/page.js";
 import { defaultSort, listColumns, listFields, sortableFields, titleField } from "./columns.js";
 import { FilterBar } from "./filter_bar.js";
+import { ListTable } from "./list_table.js";
+import { useListUpdates } from "./live.js";
 
 export const PAGE_SIZES = [20, 100, 500];
 
@@ -26,11 +26,15 @@ function listSettings(doctype) {
 	return all[doctype] || {};
 }
 
-function initialFilters(route) {
-	const options = takeRouteOptions();
+/** The filters a list opens with: the URL's and the route options'; without any, the list
+ * script's default `filters` (Frappe's `listview_settings.filters`). */
+export function initialFilters(route, options, settings = {}) {
 	const filters = [...(route.filters || [])];
 	for (const [field, value] of Object.entries(options || {})) {
 		if (!filters.some((f) => f[0] === field)) filters.push(Array.isArray(value) ? [field, value[0], value[1]] : [field, "=", value]);
+	}
+	if (!filters.length && Array.isArray(settings.filters)) {
+		for (const f of settings.filters) if (Array.isArray(f) && f.length >= 3) filters.push([f[0], f[1], f[2]]);
 	}
 	return filters;
 }
@@ -59,7 +63,7 @@ export default function ListView({ route }) {
 function List({ meta, route }) {
 	const doctype = meta.name;
 	const settings = listSettings(doctype);
-	const [filters, setFilters] = useState(() => initialFilters(route));
+	const [filters, setFilters] = useState(() => initialFilters(route, takeRouteOptions(), settings));
 	const [sort, setSort] = useState(() => defaultSort(meta));
 	const [pageLength, setPageLength] = useState(PAGE_SIZES[0]);
 	const [state, setState] = useState({ rows: [], hasMore: false, count: null, loading: true, error: null });
@@ -67,15 +71,18 @@ function List({ meta, route }) {
 	const columns = useMemo(() => listColumns(meta), [meta]);
 	const fields = useMemo(() => listFields(meta, settings), [meta, settings]);
 	const title = titleField(meta);
+	const sortable = useMemo(() => new Set(sortableFields(meta).map((o) => o.fieldname)), [meta]);
 
-	async function load({ append = false } = {}) {
+	// `refresh` reloads as many rows as are shown (a realtime update keeps "More" pages loaded)
+	async function load({ append = false, refresh = false } = {}) {
 		const mine = ++generation.current;
 		const start = append ? state.rows.length : 0;
+		const limit = refresh ? Math.max(pageLength, state.rows.length) : pageLength;
 		setState((s) => ({ ...s, loading: true, error: null }));
 		try {
 			const orderBy = `${sort.fieldname} ${sort.order}`;
 			const [page, count] = await Promise.all([
-				getList(doctype, { fields, filters, orderBy, start, limit: pageLength }),
+				getList(doctype, { fields, filters, orderBy, start, limit }),
 				append ? Promise.resolve(state.count) : getCount(doctype, { filters }),
 			]);
 			if (mine !== generation.current) return;
@@ -92,6 +99,7 @@ function List({ meta, route }) {
 		replaceSearch(searchFromFilters(filters));
 		load();
 	}, [JSON.stringify(filters), sort.fieldname, sort.order, pageLength]);
+	useListUpdates(doctype, () => load({ refresh: true }));
 
 	function addNew() {
 		const values = {};
@@ -117,8 +125,9 @@ function List({ meta, route }) {
 			? html`<p class="page-message" role="alert">${state.error.message}</p>`
 			: null}
 		${!state.loading && !shown && !state.error
-			? html`<div class="list-empty"><p>${__("No {0} found", [label])}</p></div>`
-			: html`<${ListTable} meta=${meta} rows=${state.rows} columns=${columns} title=${title} settings=${settings} />`}
+			? html`<${EmptyState} label=${label} filtered=${filters.length > 0} mayCreate=${hasRight(doctype, "create")} onAdd=${addNew} />`
+			: html`<${ListTable} meta=${meta} rows=${state.rows} columns=${columns} title=${title} settings=${settings}
+					sort=${sort} sortable=${sortable} onSort=${setSort} />`}
 		<div class="list-paging">
 			${state.hasMore
 				? html`<button type="button" class="btn btn-default" disabled=${state.loading} onClick=${() => load({ append: true })}>${__("More")}</button>`
@@ -147,35 +156,12 @@ function SortControl({ meta, sort, onChange }) {
 	</div>`;
 }
 
-function ListTable({ meta, rows, columns, title, settings }) {
-	const doctype = meta.name;
-	const titleDf = (meta.fields || []).find((df) => df.fieldname === title);
-	return html`<div class="list-table-wrap">
-		<table class="list-table">
-			<caption class="sr-only">${__(doctype)}</caption>
-			<thead>
-				<tr>
-					<th scope="col">${titleDf ? __(titleDf.label || title) : __("ID")}</th>
-					<th scope="col">${__("Status")}</th>
-					${columns.map((df) => html`<th scope="col" class=${`col-${df.fieldtype.replace(/ /g, "-").toLowerCase()}`}>${__(df.label || df.fieldname)}</th>`)}
-					<th scope="col" class="col-modified">${__("Last Updated")}</th>
-				</tr>
-			</thead>
-			<tbody>
-				${rows.map((row) => {
-					const indicator = docIndicator(row, meta, settings);
-					const text = row[title] === undefined || row[title] === null || row[title] === "" ? row.name : row[title];
-					return html`<tr key=${row.name}>
-						<th scope="row" class="list-title">
-							<a href=${formUrl(doctype, row.name, slug)}>${String(text)}</a>
-							${title !== "name" && String(text) !== row.name ? html`<span class="list-name">${row.name}</span>` : null}
-						</th>
-						<td class="list-indicator">${indicator ? html`<${Indicator} ...${indicator} />` : null}</td>
-						${columns.map((df) => html`<td class=${`col-${df.fieldtype.replace(/ /g, "-").toLowerCase()}`}>${formatValue(row[df.fieldname], df)}</td>`)}
-						<td class="col-modified"><time datetime=${row.modified} title=${row.modified}>${timeAgo(row.modified)}</time></td>
-					</tr>`;
-				})}
-			</tbody>
-		</table>
+// "Clear filters" is in the filter bar already; a list that is empty unfiltered offers the first one
+function EmptyState({ label, filtered, mayCreate, onAdd }) {
+	return html`<div class="list-empty">
+		<p>${filtered ? __("No {0} matches these filters", [label]) : __("No {0} found", [label])}</p>
+		${!filtered && mayCreate
+			? html`<button type="button" class="btn btn-default" onClick=${onAdd}>${__("Create your first {0}", [label])}</button>`
+			: null}
 	</div>`;
 }

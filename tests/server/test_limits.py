@@ -1,0 +1,146 @@
+"""Issue 17 point 4's smaller failures: a cap on `fields` (417) and on the response size (413),
+invalid UTF-8 in form bodies (400), names cut in error messages, `Allow` naming only the methods a
+path is served with, system doctypes no client can create, and `fields` as a JSON string."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from engine.context import Context
+from engine.site import Site
+from server.app import create_app
+from tests.server.conftest import ApiUser
+from tests.server.helpers import insert_notes, ok, refused
+
+NOTE = "/api/resource/Test Note"
+M = "/api/method"
+
+
+def _client_with(site: Site, monkeypatch: pytest.MonkeyPatch, **settings: object) -> httpx.AsyncClient:
+    """A client of an app, and the site, with these settings (the engine reads the site's)."""
+    monkeypatch.setattr(site, "settings", site.settings.model_copy(update=settings))
+    app = create_app(site.settings, site=site)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
+
+
+# -- fields ---------------------------------------------------------------------------------------
+
+async def test_the_number_of_fields_is_capped(site: Site, ctx: Context, admin: ApiUser,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    await insert_notes(ctx, {"title": "one"})
+    async with _client_with(site, monkeypatch, max_query_fields=50) as c:
+        many = '["' + '", "'.join(f"title as t{i}" for i in range(51)) + '"]'
+        body = refused(await c.get(NOTE, params={"fields": many}, headers=admin.token), 417, "DataError")
+        assert body["errors"][0]["field"] == "fields" and "51" in body["errors"][0]["message"]
+        refused(await c.post(f"{M}/fw.client.get_list", headers=admin.token,
+                             json={"doctype": "Test Note", "fields": [f"title as t{i}" for i in range(51)]}), 417)
+        refused(await c.get("/api/v2/document/Test Note", params={"fields": many}, headers=admin.token), 417)
+        fifty = '["' + '", "'.join(f"title as t{i}" for i in range(50)) + '"]'
+        [row] = ok(await c.get(NOTE, params={"fields": fifty}, headers=admin.token))["data"]
+        assert len(row) == 50 and row["t49"] == "one"
+
+
+@pytest.mark.parametrize(("fields", "keys"), [('"*"', None), ('"name, title"', {"name", "title"}),
+                                              ('"[\\"title\\"]"', {"title"})])
+async def test_fields_as_a_json_string(client: httpx.AsyncClient, ctx: Context, admin: ApiUser, fields: str,
+                                       keys: set[str] | None) -> None:
+    """Frappe's Python client sends `fields='"*"'` (json.dumps of its default "*"), Frappe accepts it."""
+    await insert_notes(ctx, {"title": "json string", "count": 3})
+    for r in (await client.get(NOTE, params={"fields": fields}, headers=admin.token),
+              await client.get(f"{M}/fw.client.get_list", params={"doctype": "Test Note", "fields": fields},
+                               headers=admin.token)):
+        [row] = ok(r).get("data") or ok(r)["message"]
+        if keys is None:
+            assert row["title"] == "json string" and row["count"] == 3
+        else:
+            assert set(row) == keys
+    refused(await client.get(NOTE, params={"fields": '"title'}, headers=admin.token), 417, "DataError")
+    refused(await client.get(NOTE, params={"fields": '"[\\"nope\\"]"'}, headers=admin.token), 417, "DataError")
+
+
+# -- response size --------------------------------------------------------------------------------
+
+async def test_a_response_over_the_limit_is_413(site: Site, ctx: Context, admin: ApiUser,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    await insert_notes(ctx, *({"title": f"note {i}", "body": "x" * 500} for i in range(10)))
+    async with _client_with(site, monkeypatch, max_response_bytes=4096) as c:
+        body = refused(await c.get(NOTE, params={"fields": '["*"]'}, headers=admin.token), 413,
+                       "ResponseTooLargeError")
+        assert "4096" in body["errors"][0]["message"]
+        r = await c.get("/api/v2/document/Test Note", params={"fields": '["*"]'}, headers=admin.token)
+        assert r.status_code == 413 and r.json()["errors"][0]["type"] == "ResponseTooLargeError"
+        assert len(ok(await c.get(NOTE, params={"limit": 2}, headers=admin.token))["data"]) == 2
+
+
+# -- invalid UTF-8 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("raw", [b"title=%FF%FE", b"title=\xff\xfe", b"data=%7B%22title%22%3A%22%C3%28%22%7D"])
+async def test_invalid_utf8_in_a_form_body_is_400(client: httpx.AsyncClient, ctx: Context, admin: ApiUser,
+                                                  raw: bytes) -> None:
+    r = await client.post(NOTE, content=raw,
+                          headers={**admin.token, "Content-Type": "application/x-www-form-urlencoded"})
+    body = refused(r, 400, "BadRequestError")
+    assert "UTF-8" in body["errors"][0]["message"]
+    assert await ctx.db.collection("test_note").count_documents({}) == 0
+
+
+async def test_invalid_utf8_in_the_query_string_is_400(client: httpx.AsyncClient, admin: ApiUser) -> None:
+    refused(await client.get(f"{NOTE}?fields=%FF", headers=admin.token), 400, "BadRequestError")
+
+
+async def test_valid_utf8_in_a_form_body_is_kept(client: httpx.AsyncClient, ctx: Context, admin: ApiUser) -> None:
+    r = await client.post(NOTE, content="title=Grüße%20€".encode(),
+                          headers={**admin.token, "Content-Type": "application/x-www-form-urlencoded"})
+    assert ok(r)["data"]["title"] == "Grüße €"
+    r = await client.post(NOTE, data={"title": "Ärger"}, headers=admin.token)
+    assert ok(r)["data"]["title"] == "Ärger"
+
+
+# -- names in error messages --------------------------------------------------------------------
+
+@pytest.mark.parametrize("path", ["/api/resource/Test Note/{name}", "/api/v2/document/Test Note/{name}",
+                                  "/api/nowhere/{name}"])
+async def test_a_long_name_is_cut_in_the_error(client: httpx.AsyncClient, admin: ApiUser, path: str) -> None:
+    name = "n" * 10_000
+    r = await client.get(path.format(name=name), headers=admin.token)
+    assert r.status_code == 404
+    assert len(r.content) < 3_000, len(r.content)
+    assert "n" * 150 in r.text and "…" in r.text and "n" * 201 not in r.text
+
+
+# -- Allow ----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("path", "allow"), [
+    (NOTE, "GET, HEAD, OPTIONS, POST"),
+    (f"{NOTE}/x", "DELETE, GET, HEAD, OPTIONS, POST, PUT"),
+    ("/api/v2/document/Test Note/x", "DELETE, GET, HEAD, OPTIONS, PATCH, PUT"),
+    ("/login", "GET, HEAD, OPTIONS, POST"),
+    (f"{M}/fw.client.delete", "DELETE, OPTIONS, POST"),
+    (f"{M}/frappe.client.save", "OPTIONS, POST, PUT"),
+])
+async def test_options_and_405_allow_only_served_methods(client: httpx.AsyncClient, path: str, allow: str) -> None:
+    r = await client.options(path)
+    assert r.status_code == 200 and r.headers["allow"] == allow and r.content == b""
+    if "PATCH" not in allow:
+        r = await client.patch(path)
+        assert r.status_code in (403, 405), r.status_code
+        if r.status_code == 405:
+            assert r.headers["allow"] == allow
+
+
+# -- system doctypes ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("doctype", ["Deleted Document", "Version", "Error Log", "Scheduled Job Log"])
+async def test_system_doctypes_cannot_be_created_through_the_api(client: httpx.AsyncClient, ctx: Context,
+                                                                 admin: ApiUser, doctype: str) -> None:
+    collection = ctx.meta(doctype).collection
+    before = await ctx.db.collection(collection).count_documents({})
+    refused(await client.post(f"/api/resource/{doctype}", json={}, headers=admin.token), 403, "PermissionError")
+    r = await client.post(f"/api/v2/document/{doctype}", json={}, headers=admin.token)
+    assert r.status_code == 403
+    refused(await client.post(f"{M}/fw.client.insert", json={"doc": {"doctype": doctype}}, headers=admin.token),
+            403, "PermissionError")
+    refused(await client.post(f"{M}/fw.client.insert_many", json={"docs": [{"doctype": doctype}]},
+                              headers=admin.token), 403, "PermissionError")
+    assert await ctx.db.collection(collection).count_documents({}) == before
