@@ -12,6 +12,7 @@ from engine import exceptions as exc
 from engine import permissions
 from engine.context import Context
 from engine.documents.factory import get_doc, new_doc
+from engine.query.listing import get_value
 from engine.translation import _
 
 COMMENT = "Comment"
@@ -85,8 +86,6 @@ async def for_document(ctx: Context, doctype: str, name: str) -> tuple[list[dict
 
 
 async def _full_name(ctx: Context) -> str:
-    from engine.query.listing import get_value
-
     user = await get_value(ctx, "User", ctx.user, ["first_name", "last_name"], as_dict=True)
     if isinstance(user, dict):
         name = " ".join(p for p in (user.get("first_name"), user.get("last_name")) if p)

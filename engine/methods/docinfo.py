@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from engine import permissions
+from engine.comments import for_document
 from engine.meta.schema import RIGHTS
 
 if TYPE_CHECKING:
@@ -35,8 +36,6 @@ EMPTY: dict[str, Any] = {
 
 
 async def docinfo(ctx: Context, doc: Document) -> dict[str, Any]:
-    from engine.comments import for_document
-
     versions = await readable_versions(ctx, doc)
     comments, total_comments = await for_document(ctx, doc.doctype, str(doc.name))
     attachments = await attached_files(ctx, doc)
