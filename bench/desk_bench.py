@@ -48,16 +48,25 @@ from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright  
 from engine import embedded  # noqa: E402
 
 CHROMIUM = os.environ.get("FW_CHROMIUM", "/usr/bin/chromium")
-LAUNCH_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-               "--disable-sync", "--no-first-run", "--disable-dev-shm-usage"]
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-dev-shm-usage",
+]
 DB_NAME = "fw_desk_bench"
 ADMIN_PASSWORD = "bench-admin-1"
 USER, PASSWORD = "reviewer@demo.example.com", "demo-pass-1"  # apps/workforce_scoring/demo.py
 BUDGET_KB = 300
 ROWS_20 = "document.querySelectorAll('main table tbody tr').length >= 20"
 ROWS_500 = "document.querySelectorAll('main table tbody tr').length >= 500"
-FORM_READY = ("document.querySelector('main [role=combobox]') !== null && "
-              "document.querySelector('.page-title .indicator-pill') !== null")
+FORM_READY = (
+    "document.querySelector('main [role=combobox]') !== null && "
+    "document.querySelector('.page-title .indicator-pill') !== null"
+)
 HOME_READY = "document.querySelector('main h1') !== null && document.querySelector('nav.sidebar a') !== null"
 
 
@@ -71,21 +80,39 @@ def free_port() -> int:
 def desk_site(work: Path) -> Iterator[str]:
     """A private mongod with the migrated reference apps and their demo data, and `fw serve`: its URL."""
     mongod = embedded.start(work / "mongo", durable=False)
-    env = {**os.environ, "FW_MONGO_URL": mongod.url, "FW_DB_NAME": DB_NAME, "FW_ROOT_DIR": str(REPO),
-           "FW_ADMIN_PASSWORD": ADMIN_PASSWORD, "FW_ACCESS_LOG": "off", "PYTHONPATH": str(REPO)}
+    env = {
+        **os.environ,
+        "FW_MONGO_URL": mongod.url,
+        "FW_DB_NAME": DB_NAME,
+        "FW_ROOT_DIR": str(REPO),
+        "FW_ADMIN_PASSWORD": ADMIN_PASSWORD,
+        "FW_ACCESS_LOG": "off",
+        "PYTHONPATH": str(REPO),
+    }
     env.pop("FW_REDIS_URL", None)
     server = None
     try:
         for args in (["migrate"], ["execute", "workforce_scoring.demo.load"]):
-            done = subprocess.run([sys.executable, "-m", "engine.cli", *args], env=env, cwd=work,
-                                  capture_output=True, text=True, timeout=600)
+            done = subprocess.run(
+                [sys.executable, "-m", "engine.cli", *args],
+                env=env,
+                cwd=work,
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
             if done.returncode != 0:
                 raise SystemExit(f"fw {' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
         port = free_port()
         log = open(work / "serve.log", "wb")  # noqa: SIM115 - closed below
-        server = subprocess.Popen([sys.executable, "-m", "engine.cli", "serve", "--host", "127.0.0.1", "--port",
-                                   str(port)], env=env, cwd=work, stdout=log, stderr=subprocess.STDOUT,
-                                  start_new_session=True)
+        server = subprocess.Popen(
+            [sys.executable, "-m", "engine.cli", "serve", "--host", "127.0.0.1", "--port", str(port)],
+            env=env,
+            cwd=work,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         url = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 120
         while True:
@@ -207,12 +234,14 @@ def median(values: list[float]) -> float:
 
 
 def a_violation(url: str) -> str:
-    request = urllib.request.Request(f"{url}/api/method/login", data=f"usr={USER}&pwd={PASSWORD}".encode(),
-                                     method="POST")
+    request = urllib.request.Request(
+        f"{url}/api/method/login", data=f"usr={USER}&pwd={PASSWORD}".encode(), method="POST"
+    )
     with urllib.request.urlopen(request) as response:
         cookie = "; ".join(h.split(";", 1)[0] for h in response.headers.get_all("Set-Cookie") or [])
-    query = urllib.request.Request(f"{url}/api/v2/document/Warehouse%20Violation?limit=1&fields=%5B%22name%22%5D",
-                                   headers={"Cookie": cookie})
+    query = urllib.request.Request(
+        f"{url}/api/v2/document/Warehouse%20Violation?limit=1&fields=%5B%22name%22%5D", headers={"Cookie": cookie}
+    )
     with urllib.request.urlopen(query) as response:
         return str(json.load(response)["data"][0]["name"])
 
@@ -249,8 +278,10 @@ def run(url: str, rounds: int) -> dict[str, Any]:
                 context.close()
 
                 # 2. a list of 20: cold (new context), then warm (the same list again, meta cached)
-                for label, path, condition in (("list20", "/app/warehouse-violation", ROWS_20),
-                                               ("form", f"/app/warehouse-violation/{violation}", FORM_READY)):
+                for label, path, condition in (
+                    ("list20", "/app/warehouse-violation", ROWS_20),
+                    ("form", f"/app/warehouse-violation/{violation}", FORM_READY),
+                ):
                     context = logged_in_context(browser, url)
                     page = context.new_page()
                     ms, calls = open_and_time(page, path, condition)
@@ -290,10 +321,15 @@ def report(s: dict[str, Any]) -> str:
         "| view | cold ms | cold API calls | warm ms | warm API calls |",
         "|---|---:|---:|---:|---:|",
     ]
-    for label, name in (("list20", "list, 20 rows"), ("list500", "list, 500 rows (click on 500)"),
-                        ("form", "form, interactive")):
-        lines.append(f"| {name} | {s[f'{label}_cold_ms']:.0f} | {s[f'{label}_cold_calls']:.0f} | "
-                     f"{s[f'{label}_warm_ms']:.0f} | {s[f'{label}_warm_calls']:.0f} |")
+    for label, name in (
+        ("list20", "list, 20 rows"),
+        ("list500", "list, 500 rows (click on 500)"),
+        ("form", "form, interactive"),
+    ):
+        lines.append(
+            f"| {name} | {s[f'{label}_cold_ms']:.0f} | {s[f'{label}_cold_calls']:.0f} | "
+            f"{s[f'{label}_warm_ms']:.0f} | {s[f'{label}_warm_calls']:.0f} |"
+        )
     lines.append(f"(median of {s['rounds']} rounds)")
     return "\n".join(lines)
 
@@ -319,4 +355,3 @@ def main(argv: list[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-
