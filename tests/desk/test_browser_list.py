@@ -1,6 +1,8 @@
 """The list view in Chromium (desk.md §3): title and `in_list_view` columns, the status indicator in
-its workflow colour, the modified age, 20 rows then more (20/100/500), the count of matching rows,
-URL and standard filters (kept in the URL), sorting, and `Add <Doctype>` only for who may create."""
+its workflow colour, the modified age, 20 rows then more (20/100/500, fetching only the missing rows),
+the count of matching rows, URL and standard filters (kept in the URL), sorting by the sort control and
+by a column header, the rows by keyboard, an app's list settings (default filters, `get_indicator`,
+formatters shown as text), the empty state, and `Add <Doctype>` only for who may create."""
 
 from __future__ import annotations
 
