@@ -75,9 +75,17 @@ class SessionStore:
     async def create(self, user: str, ip: str | None) -> str:
         sid = secrets.token_hex(28)  # 56 hex digits, like Frappe's
         now = time.time()
-        await self.site.db.collection(SESSIONS).insert_one({
-            "_id": _hash(sid), "user": user, "created": now, "last_seen": now, "expires": now + self.expiry,
-            "ip": ip, "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry)})
+        await self.site.db.collection(SESSIONS).insert_one(
+            {
+                "_id": _hash(sid),
+                "user": user,
+                "created": now,
+                "last_seen": now,
+                "expires": now + self.expiry,
+                "ip": ip,
+                "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry),
+            }
+        )
         return sid
 
     async def resolve(self, sid: str) -> Session | None:
@@ -94,9 +102,16 @@ class SessionStore:
             return None
         if now - row.get("last_seen", 0) > SESSION_TOUCH_SECONDS:  # slide the expiry, at most every 10 min
             row["expires"] = now + self.expiry
-            await self.site.db.collection(SESSIONS).update_one({"_id": key}, {"$set": {
-                "last_seen": now, "expires": row["expires"],
-                "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry)}})
+            await self.site.db.collection(SESSIONS).update_one(
+                {"_id": key},
+                {
+                    "$set": {
+                        "last_seen": now,
+                        "expires": row["expires"],
+                        "expires_at": datetime.now(UTC).replace(tzinfo=None) + timedelta(seconds=self.expiry),
+                    }
+                },
+            )
         session = Session(key, row["user"], row["expires"], row.get("csrf_token"))
         self._cache[key] = (now, session)
         return session

@@ -37,8 +37,12 @@ def connect_database(settings: Settings) -> tuple[db.Database, site_mongod.Share
 
 def connect(settings: Settings, url: str) -> db.Database:
     """A handle on the MongoDB at `url` with the timeouts of the settings (the URL's own options win)."""
-    return db.connect(url, settings.db_name, server_selection_timeout_ms=settings.mongo_server_selection_timeout_ms,
-                      retry_budget_ms=settings.mongo_retry_budget_ms)
+    return db.connect(
+        url,
+        settings.db_name,
+        server_selection_timeout_ms=settings.mongo_server_selection_timeout_ms,
+        retry_budget_ms=settings.mongo_retry_budget_ms,
+    )
 
 
 async def open_site(settings: Settings, apps: AppRegistry | None = None) -> Site:
@@ -53,6 +57,7 @@ async def open_site(settings: Settings, apps: AppRegistry | None = None) -> Site
         if db.is_unreachable(e):  # one line, not a driver traceback
             raise exc.ConfigurationError(
                 f"Cannot reach MongoDB at {db.redacted(mongod.url if mongod else settings.mongo_url or '')}: "
-                f"{str(e).split(',')[0]}. Check FW_MONGO_URL and that the server runs.") from e
+                f"{str(e).split(',')[0]}. Check FW_MONGO_URL and that the server runs."
+            ) from e
         raise
     return site

@@ -36,8 +36,9 @@ def graph() -> tuple[dict[str, Path], list[import_graph.Import]]:
 def test_import_linter_contracts_are_kept() -> None:
     lint_imports = Path(sys.executable).with_name("lint-imports")
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "apps"), str(ROOT)])}
-    result = subprocess.run([str(lint_imports), "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True,
-                            timeout=120)
+    result = subprocess.run(
+        [str(lint_imports), "--no-cache"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "0 broken" in result.stdout
 
@@ -59,13 +60,17 @@ def test_every_engine_module_has_a_layer(graph: tuple[dict[str, Path], list[impo
     modules, _ = graph
     layers = import_graph.layers_contract(ROOT, "engine")
     assert layers is not None
-    unplaced = [m for m, path in modules.items()
-                if m.startswith("engine.") and path.name != "__init__.py" and import_graph.layer_of(m, layers) is None]
+    unplaced = [
+        m
+        for m, path in modules.items()
+        if m.startswith("engine.") and path.name != "__init__.py" and import_graph.layer_of(m, layers) is None
+    ]
     assert unplaced == []
 
 
 def test_deferred_imports_only_in_the_cli_each_with_its_reason(
-        graph: tuple[dict[str, Path], list[import_graph.Import]]) -> None:
+    graph: tuple[dict[str, Path], list[import_graph.Import]],
+) -> None:
     """An import inside a function is allowed where it spares `fw`'s start-up (the CLI) or keeps babel
     out of processes that never need it, and says why on its line or just above its block."""
     modules, edges = graph
@@ -77,7 +82,7 @@ def test_deferred_imports_only_in_the_cli_each_with_its_reason(
         i = e.line - 1
         while i > 0 and lines[i - 1].strip().startswith(("from ", "import ")):
             i -= 1
-        block = lines[i:e.line]
+        block = lines[i : e.line]
         explained = "#" in lines[i - 1] or any("#" in line for line in block)
         allowed = e.src.startswith(CLI_PREFIXES) or (e.src, e.dst) in DEFERRED_ELSEWHERE
         if not (allowed and explained):
@@ -92,22 +97,33 @@ def test_apps_import_only_the_public_api() -> None:
         if "node_modules" in path.parts:
             continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
-                [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else []
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom) and not node.level
+                else []
+            )
             for name in names:
                 if name.startswith("engine.") and name != "engine.exceptions":
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}")
                 if name == "engine" and isinstance(node, ast.ImportFrom):
-                    found += [f"{path.relative_to(ROOT)}:{node.lineno}: engine.{a.name}" for a in node.names
-                              if a.name != "exceptions"]
+                    found += [
+                        f"{path.relative_to(ROOT)}:{node.lineno}: engine.{a.name}"
+                        for a in node.names
+                        if a.name != "exceptions"
+                    ]
     assert found == []
 
 
 def test_the_forbidden_list_names_every_engine_module_but_exceptions() -> None:
     config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]
     contract = next(c for c in config["contracts"] if c["type"] == "forbidden")
-    children = {p.stem if p.suffix == ".py" else p.name for p in (ROOT / "engine").iterdir()
-                if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()}
+    children = {
+        p.stem if p.suffix == ".py" else p.name
+        for p in (ROOT / "engine").iterdir()
+        if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists()
+    }
     assert sorted(contract["forbidden_modules"]) == sorted(f"engine.{c}" for c in children - {"exceptions"})
 
 
@@ -121,5 +137,8 @@ def test_the_graph_counts_function_and_type_checking_imports(tmp_path: Path) -> 
     (pkg / "c.py").write_text("import pkg.a\nx = 1\n")
     modules, edges = import_graph.imports(tmp_path, ["pkg"])
     assert {(e.src, e.dst, e.kind) for e in edges} == {
-        ("pkg.a", "pkg.b", "type"), ("pkg.b", "pkg.c", "function"), ("pkg.c", "pkg.a", "module")}
+        ("pkg.a", "pkg.b", "type"),
+        ("pkg.b", "pkg.c", "function"),
+        ("pkg.c", "pkg.a", "module"),
+    }
     assert import_graph.cycles(list(modules), edges) == [["pkg.a", "pkg.b", "pkg.c"]]

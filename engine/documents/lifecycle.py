@@ -54,6 +54,7 @@ class Operation:
     final_write: bool = False  # the persist is the unit of work's last write (no transaction needed)
     counted_name: bool = False  # from a counter or random: cannot clash, so no duplicate pre-check
     duplicate: bool = False  # `ignore_if_duplicate` found the name stored: the remaining steps are skipped
+    stored_before: dict[str, Any] | None = None  # the record an update replaced (its Version diffs against it)
 
 
 Step = Callable[[Operation], Awaitable[None]]
@@ -274,7 +275,7 @@ async def persist_update(op: Operation) -> None:
         if concurrency.wants_rerun(doc):  # changed since it was read, and the client asked no check
             raise concurrency.changed_error(doc)
         await _raise_not_latest(op)
-    doc.flags["version_before"] = stored
+    op.stored_before = stored
     doc.mark_stored()
 
 
@@ -321,7 +322,7 @@ async def check_latest(op: Operation) -> None:
 
 async def write_version(op: Operation) -> None:
     if op.doc.meta.track_changes and op.doc.doctype != "Version":
-        await versioning.record(op.ctx, op.doc, op.action, op.now)
+        await versioning.record(op.ctx, op.doc, op.action, op.now, before=op.stored_before)
 
 
 async def check_workflow(op: Operation) -> None:

@@ -43,8 +43,9 @@ def diff(before: dict[str, Any] | None, after: dict[str, Any], doc: BaseDocument
     return {"changed": changed, "added": added, "removed": removed, "row_changed": row_changed}
 
 
-async def record(ctx: Context, doc: BaseDocument, action: Action, now: str) -> None:
-    before = doc.flags.get("version_before")
+async def record(ctx: Context, doc: BaseDocument, action: Action, now: str,
+                 before: dict[str, Any] | None = None) -> None:
+    """The Version record of an operation: `before` is the stored record an update replaced."""
     data = diff(before, doc.to_record(), doc) if action is not Action.INSERT else {"created": True}
     if action in (Action.SUBMIT, Action.CANCEL):
         data["docstatus"] = action.value
