@@ -20,6 +20,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 
 from tests.desk.browser import DEMO_PASSWORD, DEMO_USERS, DeskServer
+from tests.desk.test_browser_german import german_user
 from tests.desk.test_browser_list import api_rows
 
 HOSTILE = '<img src=x onerror="window.__xss=1">Mallory'
@@ -314,6 +315,19 @@ def test_the_reference_script_along_the_workflow(page: Page, login_as: Callable[
     page.goto(f"/app/warehouse-violation?employee={draft['employee']}&workflow_state=Confirmed")
     listed = page.get_by_role("table").locator("tbody .indicator-pill").filter(has_text="Confirmed").first
     expect(listed).to_have_class(re.compile(r"\bgreen\b"))
+
+
+def test_the_reference_script_in_german(page: Page, login_as: Callable[..., None], desk_server: DeskServer) -> None:
+    pending = api_rows(desk_server, "Warehouse Violation", filters=[["workflow_state", "=", "Pending"]],
+                       fields=["name", "penalty_points"], limit=1)[0]
+    login_as(german_user(desk_server, "greta.reviewer@demo.example.com", "HR Reviewer"), "german-pass-1")
+    page.goto(f"/app/warehouse-violation/{pending['name']}")
+    pill = page.locator(".page-title .indicator-pill")
+    expect(pill).to_have_text("Ausstehend")  # __(state) in the script, the app's German
+    expect(pill).to_have_class(re.compile(r"\borange\b"))
+    expect(page.get_by_role("list", name="Übersicht")).to_contain_text("Strafpunkte: ")
+    expect(page.get_by_role("button", name="Mitarbeiterbewertungen")).to_be_visible()
+    expect(page.get_by_role("button", name="Weitere Verstöße")).to_be_visible()
 
 
 def test_child_table_events(page: Page, login_as: Callable[..., None]) -> None:
