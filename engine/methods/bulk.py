@@ -14,7 +14,7 @@ from engine.whitelisted import whitelist
 @whitelist(path="fw.desk.reportview.delete_items", methods=["POST"])
 async def delete_items(ctx: Context, items: Any, doctype: str, background: Any = False) -> bulk.BulkResult:
     """Delete the documents `items` (a list of names, or its JSON) of `doctype`: per row `ok`, or the
-    error's `exc_type` and `message` (the caller's rights and links are checked row by row). Over 200
+    error's `exc_type` and `message` (the caller's rights and links are checked row by row). Over 20
     rows, or with `background`, a job does it and the answer is `{job_id, total}`."""
     names = bulk.check_names(json_arg(items, "items", kinds=(list,)))
     return await bulk.start(ctx, "delete", doctype, names, None, bool_arg(background, "background"))
@@ -25,6 +25,6 @@ async def bulk_workflow_approval(ctx: Context, docnames: Any, doctype: str, acti
                                  background: Any = False) -> bulk.BulkResult:
     """Apply the workflow `action` to the documents `docnames` of `doctype`, each as `apply_workflow`
     would (roles, conditions, self-approval): per row `ok`, or the error's `exc_type` and `message`.
-    Over 200 rows, or with `background`, a job does it and the answer is `{job_id, total}`."""
+    Over 20 rows, or with `background`, a job does it and the answer is `{job_id, total}`."""
     names = bulk.check_names(json_arg(docnames, "docnames", kinds=(list,)))
     return await bulk.start(ctx, "workflow", doctype, names, action, bool_arg(background, "background"))

@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from engine import bulk_actions
 from engine.site import Site
 from tests.apps.conftest import Org, People, call, drain_jobs
 from tests.server.conftest import ApiUser
@@ -123,3 +124,18 @@ async def test_a_background_batch_reports_progress_and_results(client: httpx.Asy
     results = [m for e, m, room in sent if e == "bulk_result" and room == f"user:{people.warehouse.email}"]
     assert len(results) == 1 and results[0]["succeeded"] == 3 and results[0]["doctype"] == "Warehouse Violation"
     assert [await state(client, people.hr, n) for n in names] == [("Pending", 0)] * 3
+
+
+async def test_a_large_batch_runs_as_a_job_by_itself(client: httpx.AsyncClient, people: People, org: Org, ws: Site,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(bulk_actions, "JOB_THRESHOLD", 2)
+    names = [await violation(client, people, org) for _ in range(3)]
+    body = ok(await call(client, people.warehouse, APPROVE, doctype="Warehouse Violation",
+                         action="Submit for Review", docnames=names))["message"]
+    assert set(body) == {"job_id", "total"}
+    await drain_jobs(ws)
+    assert [await state(client, people.hr, n) for n in names] == [("Pending", 0)] * 3
+    # at the threshold: at once, with the rows' results
+    body = ok(await call(client, people.hr, APPROVE, doctype="Warehouse Violation", action="Reject",
+                         docnames=names[:2]))["message"]
+    assert body["succeeded"] == 2

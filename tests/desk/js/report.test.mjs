@@ -71,3 +71,12 @@ test("chart labels and names are escaped for frappe-charts (it inserts them as m
 	assert.equal(chartOptions(null), null);
 	assert.equal(chartOptions({ data: { labels: [], datasets: [] } }), null);
 });
+
+test("summary cards: values by datatype, a bare Float as the report rounded it", async () => {
+	const { summaryText } = await import("../../../server/desk/static/js/views/report/summary.js");
+	assert.equal(summaryText({ value: 65.5, datatype: "Float" }), "65.5");
+	assert.equal(summaryText({ value: 65.456, datatype: "Float", precision: 2 }), "65.46");
+	assert.equal(summaryText({ value: 1200, datatype: "Int" }), "1,200");
+	assert.equal(summaryText({ value: 12.5, datatype: "Percent" }), "12.5%");
+	assert.equal(summaryText({ value: "text" }), "text");
+});
