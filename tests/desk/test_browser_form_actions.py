@@ -219,3 +219,24 @@ def test_waiving_cancels_with_the_alert_naming_the_employee(page: Page, login_as
         f"Violation of {appealed['employee_name']} cancelled")
     expect(page.get_by_role("button", name="Actions")).to_have_count(0)  # Waived is the end
     expect(page.get_by_role("button", name="Amend")).to_have_count(0)  # HR Reviewer has no amend right
+
+
+def test_a_german_reviewer_confirms_in_german(page: Page, login_as: Callable[..., None],
+                                              desk_server: DeskServer) -> None:
+    from tests.desk.test_browser_german import german_user
+
+    pending = api_rows(desk_server, "Warehouse Violation", filters=[["workflow_state", "=", "Pending"]],
+                       fields=["name", "employee_name"], order_by="modified asc", limit=1)[0]
+    login_as(german_user(desk_server, "greta.reviewer@demo.example.com", "HR Reviewer"), "german-pass-1")
+    page.goto(f"/app/warehouse-violation/{pending['name']}")
+    expect(pill(page)).to_have_text("Ausstehend")
+    page.get_by_role("button", name="Menü").click()
+    expect(page.get_by_role("menu", name="Menü").get_by_role("menuitem")).to_have_text(["Neu laden"])
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Aktionen").click()
+    menu = page.get_by_role("menu", name="Aktionen")
+    expect(menu.get_by_role("menuitem")).to_have_text(["Bestätigen", "Ablehnen"])
+    menu.get_by_role("menuitem", name="Bestätigen").click()
+    expect(pill(page)).to_have_text("Bestätigt")
+    expect(page.get_by_role("status").filter(has_text="Verstoß bestätigt")).to_contain_text(
+        f"für {pending['employee_name']}")

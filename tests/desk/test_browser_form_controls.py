@@ -1,8 +1,9 @@
 """The form's controls and field rules in Chromium (desk.md §4): the Table grid (add, edit in row,
 reorder, delete, saved), `fetch_from` when a Link changes, "Create a new <Doctype>" from a Link,
 `depends_on` / `mandatory_depends_on` / `read_only_depends_on`, and Duration, Rating, Text Editor
-(sanitised), Attach Image. The field rules and the extra controls come from Custom Fields added to
-Warehouse Violation Type for this module (and removed afterwards)."""
+(sanitised), Attach Image, Dynamic Link; permlevel; the sidebar. The field rules and the extra controls
+come from Custom Fields added to Warehouse Violation Type for this module (and removed afterwards; a
+Custom Field cannot be a table, so Table MultiSelect has node tests only)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,10 @@ CUSTOM_FIELDS = [
     {"fieldname": "severity", "fieldtype": "Rating", "label": "Severity", "insert_after": "handling_time"},
     {"fieldname": "guidance", "fieldtype": "Text Editor", "label": "Guidance", "insert_after": "severity"},
     {"fieldname": "photo", "fieldtype": "Attach Image", "label": "Photo", "insert_after": "guidance"},
+    {"fieldname": "ref_doctype", "fieldtype": "Link", "label": "Reference Type", "options": "DocType",
+     "insert_after": "photo"},
+    {"fieldname": "ref_name", "fieldtype": "Dynamic Link", "label": "Reference", "options": "ref_doctype",
+     "insert_after": "ref_doctype"},
 ]
 
 
@@ -245,3 +250,27 @@ def test_a_field_above_the_users_permlevel_is_not_shown(page: Page, login_as: Ca
     finally:
         with desk_server.api() as client:
             client.post("/api/method/fw.client.delete", json={"doctype": "Custom Field", "name": field})
+
+
+def test_dynamic_link(page: Page, login_as: Callable[..., None], custom_fields: None,
+                                           desk_server: DeskServer) -> None:
+    employee = api_rows(desk_server, "Employee", filters=[["status", "=", "Active"]],
+                        fields=["name", "employee_name"], order_by="name asc", limit=1)[0]
+    name = f"Picks {secrets.token_hex(3)}"
+    login_as("Administrator")
+    page.goto("/app/warehouse-violation-type/new")
+    page.get_by_role("textbox", name="Violation Type", exact=True).fill(name)
+    reference_type = page.get_by_role("combobox", name="Reference Type")
+    reference_type.fill("Employee")
+    page.get_by_role("listbox", name="DocType").get_by_role("option", name="Employee").first.click()
+    reference = page.get_by_role("combobox", name="Reference", exact=True)
+    reference.fill(employee["name"])  # a Dynamic Link searches the doctype its other field names
+    page.get_by_role("listbox", name="Employee").get_by_role("option").filter(
+        has_text=employee["employee_name"]).first.click()
+    expect(reference).to_have_value(employee["name"])
+    page.get_by_role("button", name="Save").click()
+    page.wait_for_url(re.compile(r"/app/warehouse-violation-type/Picks%20\w+$"))
+    with desk_server.api() as client:
+        stored = client.get("/api/method/fw.client.get",
+                            params={"doctype": "Warehouse Violation Type", "name": name}).json()["message"]
+    assert (stored["ref_doctype"], stored["ref_name"]) == ("Employee", employee["name"])

@@ -23,7 +23,8 @@ export function gridColumns(childMeta) {
 	return (listed.length ? listed : fields).slice(0, MAX_COLUMNS);
 }
 
-function rowName() {
+/** A new row's name: random, like the server's own (the server keeps a name it is given). */
+export function rowName() {
 	const bytes = new Uint8Array(5);
 	crypto.getRandomValues(bytes);
 	return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");

@@ -41,8 +41,8 @@ export function offeredActions(frm, { transitions = [], canCreate = false } = {}
 	const actions = workflow && !isNew && !dirty ? transitions.map((t) => ({ key: "workflow", action: t.action, label: __(t.action) })) : [];
 	const menu = [];
 	if (!isNew) menu.push({ key: "reload", label: __("Reload") });
-	if (!meta.issingle && canCreate) {
-		if (!isNew) menu.push({ key: "duplicate", label: __("Duplicate") });
+	if (!meta.issingle && canCreate && !isNew) {
+		menu.push({ key: "duplicate", label: __("Duplicate") });
 		menu.push({ key: "new", label: __("New {0}", [__(frm.doctype)]) });
 	}
 	if (!isNew && !meta.issingle && docstatus !== 1 && right(frm, "delete")) menu.push({ key: "delete", label: __("Delete") });

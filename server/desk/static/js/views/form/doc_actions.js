@@ -16,6 +16,7 @@ import { showError } from "../../ui/messages.js";
 import { checkMandatory, flushTyping, runScripts, showSaveError } from "./save.js";
 import { applyWorkflow } from "./workflow.js";
 import { putDraft } from "./drafts.js";
+import { rowName } from "../../controls/grid.js";
 
 /** What the view passes the actions: `refresh(frm)` after the document changed. */
 async function after(frm, events, refresh) {
@@ -87,7 +88,7 @@ export function copyDoc(meta, doc, { user, values = {} } = {}) {
 		if (Array.isArray(value)) {
 			const child = cachedMeta(df.options);
 			fresh[df.fieldname] = value.map((row, index) => {
-				const copy = { doctype: row.doctype || df.options, idx: index + 1, __islocal: 1, name: `new-row-${Math.random().toString(36).slice(2, 10)}` };
+				const copy = { doctype: row.doctype || df.options, idx: index + 1, __islocal: 1, name: rowName(), parentfield: df.fieldname };
 				for (const cdf of (child && child.fields) || []) {
 					if (cdf.fieldname && !cdf.no_copy && !NO_VALUE_TYPES.has(cdf.fieldtype) && row[cdf.fieldname] !== undefined) {
 						copy[cdf.fieldname] = row[cdf.fieldname];
