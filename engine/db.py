@@ -304,6 +304,9 @@ def index_model(keys: Sequence[tuple[str, int]], **options: Any) -> Any:
     return pymongo.IndexModel(list(keys), **options)
 
 
+DUPLICATE_KEY = 11000
+
+
 @contextlib.contextmanager
 def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str] | None = None) -> Iterator[None]:
     """Turn driver errors into engine exceptions: duplicate keys name the document or the field."""
@@ -352,6 +355,19 @@ def unavailable_error(error: driver_errors.PyMongoError, lang: str | None = None
 
 def conflict_error() -> exc.TransientError:
     return exc.TransientError(_("The document was changed by another request; please retry"))
+
+
+def bulk_write_errors(error: BaseException) -> list[dict[str, Any]] | None:
+    """The per-document errors of a failed bulk write (`insert_many`, either backend), each with its
+    `index` in the batch; None for any other error."""
+    details = getattr(error, "details", None)
+    errors = details.get("writeErrors") if isinstance(details, dict) else None
+    return errors if isinstance(errors, list) else None
+
+
+def is_duplicate_key(write_error: Mapping[str, Any]) -> bool:
+    """Whether one of `bulk_write_errors` refused a document for a duplicate key."""
+    return write_error.get("code") == DUPLICATE_KEY
 
 
 def translate_error(error: BaseException, *, lang: str | None = None) -> BaseException:

@@ -16,12 +16,15 @@ from types import ModuleType
 from typing import Any
 
 from engine import exceptions as exc
-from engine import methods, reports, translation, whitelisted  # noqa: F401  (importing `methods` registers the built-in @whitelist functions)
+from engine import reports, translation, whitelisted
 from engine.apps import App, import_app_modules, load_apps, read_apps_txt
 from engine.callables import Handler, resolve_dotted
 from engine.core import hooks as core_hooks
 from engine.documents.document import Document
 from engine.meta.schema import parse_doctype, scrub
+
+# importing them registers the built-in @whitelist functions
+from engine.methods import bulk, client, comments, desk, form_load, jobs, listview, search, user  # noqa: F401
 from engine.registry import AppRegistry, ScheduledEvent
 from engine.settings import Settings
 

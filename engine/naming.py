@@ -214,7 +214,7 @@ def uuid7() -> str:
 # Public API
 
 
-def _naming_series(doc: NameSource) -> str:
+def naming_series(doc: NameSource) -> str:
     series = str(doc.get("naming_series") or "").strip()
     if not series and (field := doc.meta.get_field("naming_series")) is not None:
         # Frappe's get_default_naming_series: the field's default, else its first option
@@ -252,7 +252,7 @@ async def make_name(ctx: Context, doc: NameSource, *, now: datetime | None = Non
     elif lowered.startswith("field:"):
         name = _field_value(doc, autoname.split(":", 1)[1].strip())
     elif lowered.startswith("naming_series:"):
-        name = await _render(ctx, _naming_series(doc), doc, now)
+        name = await _render(ctx, naming_series(doc), doc, now)
     elif lowered.startswith("format:") or "#" in autoname:
         name = await _render(ctx, autoname, doc, now)
     else:

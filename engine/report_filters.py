@@ -6,9 +6,9 @@ default, reqd}, ...]`, checked when the app loads: a bad one stops startup namin
 `<report>.js` beside it (`frappe.query_reports["Name"] = {filters, formatter, onload}`, Frappe's
 form), which the Desk loads by URL. Defaults that depend on the user come from an optional
 `filter_defaults(ctx)` function in the report's Python module (sync or async); Frappe's `Today` and
-`__user` are understood in the JSON too. `get_script` answers with the filters (labels translated,
-defaults resolved for the caller), the script's text (for Frappe's clients) and its URL, and the
-translations of the script's `__()` strings.
+`__user` are understood in the JSON too. `engine.reports.get_script` answers with the filters (labels
+translated, defaults resolved for the caller), the script's text (for Frappe's clients) and its URL,
+and the translations of the script's `__()` strings.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from engine.translation import translate
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.reports import ReportDef
 
 # where the server serves a report's `<report>.js` (server/desk/routes.py)
 SCRIPT_PATH = "/assets/desk/report-script/{report}.js"
@@ -76,8 +75,8 @@ def script_url(report: str, text: str) -> str:
     return SCRIPT_PATH.format(report=quote(report, safe="")) + f"?v={version}"
 
 
-def script_text(report: ReportDef) -> str | None:
-    return report.script_path.read_text(encoding="utf-8") if report.script_path is not None else None
+def script_text(path: Path | None) -> str | None:
+    return path.read_text(encoding="utf-8") if path is not None else None
 
 
 def _static_default(value: Any, ctx: Context) -> Any:
@@ -88,16 +87,18 @@ def _static_default(value: Any, ctx: Context) -> Any:
     return value
 
 
-async def resolved_filters(ctx: Context, report: ReportDef) -> list[dict[str, Any]]:
-    """The report's filters for the caller: labels in their language, defaults resolved."""
+async def resolved_filters(ctx: Context, filters: tuple[dict[str, Any], ...],
+                           filter_defaults: Any) -> list[dict[str, Any]]:
+    """A report's filters for the caller: labels in their language, defaults resolved (the report
+    module's `filter_defaults(ctx)` first, then the JSON's)."""
     dynamic: dict[str, Any] = {}
-    if report.filter_defaults is not None:
-        found = call_with_supported(report.filter_defaults, ctx=ctx)
+    if filter_defaults is not None:
+        found = call_with_supported(filter_defaults, ctx=ctx)
         if inspect.isawaitable(found):
             found = await found
         dynamic = dict(found or {})
     out = []
-    for item in report.filters:
+    for item in filters:
         entry = {**item, "label": translate(item["label"], ctx.lang)}
         if item["fieldname"] in dynamic:
             entry["default"] = dynamic[item["fieldname"]]
@@ -107,12 +108,13 @@ async def resolved_filters(ctx: Context, report: ReportDef) -> list[dict[str, An
     return out
 
 
-def _messages(report: ReportDef, text: str | None, lang: str) -> dict[str, str]:
+def script_messages(report_name: str, text: str | None, lang: str) -> dict[str, str]:
     """The report's name and its script's `__()` strings, where `lang` translates them."""
-    out = {report.name: translate(report.name, lang)} if translate(report.name, lang) != report.name else {}
+    out = {report_name: translate(report_name, lang)} if translate(report_name, lang) != report_name else {}
     if not text:
         return out
-    from engine.messages import Extraction, javascript_messages  # babel: imported only when needed
+    # babel, which only reports with a script need, stays out of every process that never sends one
+    from engine.messages import Extraction, javascript_messages
 
     found = Extraction()
     javascript_messages(io.BytesIO(text.encode()), found)
@@ -121,21 +123,3 @@ def _messages(report: ReportDef, text: str | None, lang: str) -> dict[str, str]:
         if translated != message.source:
             out[f"{message.source}:{message.context}" if message.context else message.source] = translated
     return out
-
-
-async def get_script(ctx: Context, report: ReportDef) -> dict[str, Any]:
-    """Frappe's `get_script` answer (`script`, `html_format`, `execution_time`, `filters`) plus fw's
-    `script_url` (the Desk runs no script text under its CSP), `report_name`, `ref_doctype`,
-    `add_total_row` and `__messages`. Access is checked as for running the report."""
-    from engine.reports import check_runnable
-
-    await check_runnable(ctx, report)
-    text = script_text(report)
-    return {
-        "report_name": report.name, "ref_doctype": report.ref_doctype,
-        "filters": await resolved_filters(ctx, report),
-        "script": text or "", "script_url": script_url(report.name, text) if text else None,
-        "html_format": "", "execution_time": 0,
-        "add_total_row": int(bool(report.definition.get("add_total_row"))),
-        "__messages": _messages(report, text, ctx.lang),
-    }

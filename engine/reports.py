@@ -1,6 +1,6 @@
 """Script reports: `apps/<app>/report/<x>/<x>.json` + `<x>.py` with `execute(filters)`.
 
-Filter definitions and `<report>.js` are engine/report_filters.py's (`get_script`).
+Filter definitions and `<report>.js` are engine/report_filters.py's; `get_script` serves them.
 
 `run` checks access (a report role, and `report` permission on `ref_doctype`), calls `execute`
 (sync or async; it receives the caller's context when it accepts `ctx`, so its queries obey the
@@ -184,3 +184,19 @@ async def run(ctx: Context, report: ReportDef, filters: dict[str, Any] | None) -
     return {"result": rows, "columns": columns, "message": message, "chart": chart,
             "report_summary": summary, "skip_total_row": int(bool(skip_total)), "status": None,
             "execution_time": round(time.perf_counter() - started, 4), "add_total_row": add_total}
+
+
+async def get_script(ctx: Context, report: ReportDef) -> dict[str, Any]:
+    """Frappe's `get_script` answer (`script`, `html_format`, `execution_time`, `filters`) plus fw's
+    `script_url` (the Desk runs no script text under its CSP), `report_name`, `ref_doctype`,
+    `add_total_row` and `__messages`. Access is checked as for running the report."""
+    await check_runnable(ctx, report)
+    text = report_filters.script_text(report.script_path)
+    return {
+        "report_name": report.name, "ref_doctype": report.ref_doctype,
+        "filters": await report_filters.resolved_filters(ctx, report.filters, report.filter_defaults),
+        "script": text or "", "script_url": report_filters.script_url(report.name, text) if text else None,
+        "html_format": "", "execution_time": 0,
+        "add_total_row": int(bool(report.definition.get("add_total_row"))),
+        "__messages": report_filters.script_messages(report.name, text, ctx.lang),
+    }

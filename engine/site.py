@@ -168,7 +168,10 @@ class Context:
         # the Desk loaders send `docs`, `docinfo`, `user_settings` there); ignored outside HTTP
         self.response: dict[str, Any] = {}
         self._roles = roles
-        self.flags: dict[str, Any] = {}
+        self.flags: dict[str, Any] = {}  # apps' own per-context values (Frappe's frappe.flags)
+        # the caller writes one document and nothing else in this unit of work (the HTTP create and
+        # update routes), so a write with no hooks after it may skip the transaction
+        self.single_operation = False
         # how long one list, count or aggregate query may run (ms; None: no limit). HTTP requests set
         # it from FW_QUERY_TIMEOUT_MS; jobs and commands run unbounded
         self.query_timeout_ms: int | None = None

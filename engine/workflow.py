@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine import permissions
+from engine.documents import lifecycle
 from engine.documents.workflow_check import allowed_transitions, validate_on_save  # noqa: F401  (re-exported)
 from engine.meta.workflows import (  # noqa: F401  (re-exported: the definitions are meta)
     NO_STYLE_COLOUR,
@@ -62,6 +63,5 @@ async def apply_workflow(ctx: Context, doc: Document, action: str) -> Document:
     if target.update_field:
         doc.set(target.update_field, target.update_value)
     doc.docstatus = target.doc_status
-    doc.flags["workflow_transition"] = transition
-    await doc.save(ignore_permissions=True)
+    await lifecycle.save(doc, lifecycle.SaveOptions(ignore_permissions=True, workflow_transition=transition))
     return doc

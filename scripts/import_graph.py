@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""engine/'s import graph, counting every import: module level, inside functions and under TYPE_CHECKING.
+"""engine/'s import graph, counting every import: module level, inside functions and under TYPE_CHECKING,
+and the package __init__ files an import runs first.
 
 usage: scripts/import_graph.py [--edges] [--package engine]
 
@@ -99,6 +100,13 @@ def imports(root: Path, packages: list[str]) -> tuple[dict[str, Path], list[Impo
                 dst = resolve(target)
                 if dst and dst != mod and not mod.startswith(dst + "."):
                     edges.append(Import(mod, dst, node.lineno, kind))
+                    # importing a.b.c runs the __init__ of a.b (and a) first: at run time those are
+                    # imports of `mod` too (a package __init__ that imports its modules can close a cycle)
+                    parent = dst.rpartition(".")[0]
+                    while parent:
+                        if parent in modules and parent != mod and not mod.startswith(parent + "."):
+                            edges.append(Import(mod, parent, node.lineno, kind))
+                        parent = parent.rpartition(".")[0]
     return modules, edges
 
 

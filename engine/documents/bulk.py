@@ -60,7 +60,6 @@ if TYPE_CHECKING:
 
 __all__ = ["BulkInsertResult", "insert_many"]
 
-DUPLICATE_KEY = 11000
 
 
 @dataclass
@@ -155,7 +154,7 @@ class _Builder:
         data.update(owner=ctx.user, creation=now, modified=now, modified_by=ctx.user, docstatus=0, idx=0)
         validation.apply_defaults(doc, now=now, today=now[:10])
         validation.check_non_table_lists(doc)
-        for d in validation._all_docs(doc):
+        for d in validation.all_docs(doc):
             plan = self.plans.get(d.meta.name) or self.plans.setdefault(d.meta.name, _CoercePlan(d.meta))
             plan.apply(d)
         if self.workflow is not None:
@@ -213,7 +212,7 @@ async def _check_links(ctx: Context, docs: dict[int, Document], result: BulkInse
     checks: list[tuple[int, Document, DocFieldSchema, str, str]] = []
     wanted: dict[str, set[str]] = defaultdict(set)
     for index, doc in docs.items():
-        for d in validation._all_docs(doc):
+        for d in validation.all_docs(doc):
             for f in d.meta.link_fields:
                 value = d._data.get(f.fieldname)
                 if value:
@@ -309,12 +308,12 @@ async def _name(ctx: Context, meta: Meta, docs: dict[int, Document], result: Bul
     for index in result.failed:
         docs.pop(index, None)
     for doc in docs.values():
-        lifecycle._name_children(doc)
+        lifecycle.name_children(doc)
 
 
 def _expression(meta: Meta, doc: Document) -> str:
     if meta.autoname.lower().startswith("naming_series:"):
-        return naming._naming_series(doc)
+        return naming.naming_series(doc)
     return meta.autoname
 
 
@@ -410,7 +409,7 @@ async def _reserve(ctx: Context, key: str, count: int) -> range:
 def _record(doc: Document) -> dict[str, Any]:
     """The stored shape (what `insert()` writes): `_id` for the name, no nulls."""
     if doc.meta.table_fields:
-        return lifecycle._clean_record(doc.to_record(), doc.meta.table_fieldnames)
+        return lifecycle.clean_record(doc.to_record(), doc.meta.table_fieldnames)
     return {("_id" if key == "name" else key): value for key, value in doc._data.items() if value is not None}
 
 
@@ -427,9 +426,8 @@ async def _write_in_transaction(ctx: Context, meta: Meta, records: list[dict[str
         except exc.FwError:
             raise
         except Exception as e:
-            details = getattr(e, "details", None)
-            errors = details.get("writeErrors") if isinstance(details, dict) else None
-            if isinstance(errors, list) and errors and all(err.get("code") == DUPLICATE_KEY for err in errors):
+            errors = db.bulk_write_errors(e)
+            if errors and all(db.is_duplicate_key(err) for err in errors):
                 raise db.conflict_error() from e  # stored by a concurrent request since the caller looked
             raise
 
@@ -440,12 +438,11 @@ async def _write(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> set
         with db.translate_errors(meta.name):
             await store.collection(ctx, meta).insert_many(records, ordered=False)
     except Exception as e:
-        # a bulk write error (either backend) lists each refused document; only duplicates are expected
-        details = getattr(e, "details", None)
-        errors = details.get("writeErrors") if isinstance(details, dict) else None
-        if not isinstance(errors, list):
+        # a bulk write error lists each refused document; only duplicates are expected
+        errors = db.bulk_write_errors(e)
+        if errors is None:
             raise
-        other = [err for err in errors if err.get("code") != DUPLICATE_KEY]
+        other = [err for err in errors if not db.is_duplicate_key(err)]
         if other:
             raise exc.ValidationError(_("{0} documents could not be written: {1}", len(other),
                                         other[0].get("errmsg", ""))) from e

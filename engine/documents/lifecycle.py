@@ -21,6 +21,7 @@ from engine.core import passwords
 from engine.documents import concurrency, docstatus, links, store, tree, validation, versioning, workflow_check
 from engine.documents.docstatus import Action
 from engine.meta import fieldtypes
+from engine.meta.workflows import Transition
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -38,6 +39,8 @@ class SaveOptions:
     ignore_links: bool = False
     ignore_mandatory: bool = False
     ignore_if_duplicate: bool = False
+    # the workflow transition `apply_workflow` takes (its state change needs no other check)
+    workflow_transition: Transition | None = None
 
 
 @dataclass
@@ -50,6 +53,7 @@ class Operation:
     old_docstatus: int | None = None
     final_write: bool = False  # the persist is the unit of work's last write (no transaction needed)
     counted_name: bool = False  # from a counter or random: cannot clash, so no duplicate pre-check
+    duplicate: bool = False  # `ignore_if_duplicate` found the name stored: the remaining steps are skipped
 
 
 Step = Callable[[Operation], Awaitable[None]]
@@ -122,7 +126,7 @@ async def set_name(op: Operation) -> None:
     if not doc.get("name"):
         doc._data["name"] = await naming.make_name(op.ctx, doc)
     doc._data["name"] = naming.validate_name(meta.name, str(doc._data["name"]))
-    _name_children(doc)
+    name_children(doc)
 
 
 def _counted(autoname: str) -> bool:
@@ -143,7 +147,7 @@ async def _refuse_duplicates(op: Operation, record: dict[str, Any], *, check_nam
             _("{0} must be unique ({1} already exists)", _(doc.meta.label(clash)), record.get(clash)), field=clash)
 
 
-def _name_children(doc: BaseDocument) -> None:
+def name_children(doc: BaseDocument) -> None:
     for table in doc.meta.table_fields:
         for idx, row in enumerate(doc._data.get(table.fieldname) or [], start=1):
             data = row._data
@@ -226,11 +230,11 @@ async def check_update_after_submit(op: Operation) -> None:
 
 async def persist_insert(op: Operation) -> None:
     doc = op.doc
-    record = _clean_record(doc.to_record(), doc.meta.table_fieldnames)
+    record = clean_record(doc.to_record(), doc.meta.table_fieldnames)
     if doc.meta.is_tree:
         record["_ancestors"] = await tree.ancestors_for(op.ctx, doc)
     if op.opts.ignore_if_duplicate and await store.load(op.ctx, doc.meta, doc.name, {"_id": 1}) is not None:
-        doc.flags["duplicate"] = True
+        op.duplicate = True
         return
     await _refuse_duplicates(op, record, check_name=not op.counted_name)
     await store.insert(op.ctx, doc.meta, record, final=op.final_write)
@@ -243,8 +247,8 @@ async def persist_update(op: Operation) -> None:
     expected = stored.get("modified")
     doc._data["modified"] = op.now
     doc._data["modified_by"] = op.ctx.user
-    _name_children(doc)
-    record = _clean_record(doc.to_record(), doc.meta.table_fieldnames)
+    name_children(doc)
+    record = clean_record(doc.to_record(), doc.meta.table_fieldnames)
     set_: dict[str, Any] = {}
     unset: list[str] = []
     for key, value in record.items():
@@ -283,7 +287,7 @@ async def _raise_not_latest(op: Operation) -> None:
           op.doc.name, _(op.doc.doctype)), field="modified")
 
 
-def _clean_record(record: dict[str, Any], tables: frozenset[str]) -> dict[str, Any]:
+def clean_record(record: dict[str, Any], tables: frozenset[str]) -> dict[str, Any]:
     """Nulls are not stored (so sparse unique indexes work and documents stay small); child rows too."""
     out: dict[str, Any] = {}
     for key, value in record.items():
@@ -321,7 +325,7 @@ async def write_version(op: Operation) -> None:
 
 
 async def check_workflow(op: Operation) -> None:
-    await workflow_check.validate_on_save(op.ctx, op.doc, op.action)
+    await workflow_check.validate_on_save(op.ctx, op.doc, op.action, op.opts.workflow_transition)
 
 
 async def emit_realtime(op: Operation) -> None:
@@ -387,12 +391,12 @@ def _nothing_after_write(op: Operation) -> bool:
 async def _run(op: Operation, steps: tuple[Step, ...]) -> None:
     # the write may skip the transaction only when this operation is all the unit of work does:
     # it owns the unit, or the caller (a route doing one operation) said so
-    alone = op.ctx.uow is None or bool(op.ctx.flags.get("single_operation"))
+    alone = op.ctx.uow is None or op.ctx.single_operation
     op.final_write = alone and _nothing_after_write(op)
     async with unit_of_work(op.ctx):
         for step in steps:
             await step(op)
-            if op.doc.flags.get("duplicate"):
+            if op.duplicate:
                 break
 
 

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from engine.meta.schema import DocFieldSchema
 
 
-def _all_docs(doc: BaseDocument) -> list[BaseDocument]:
+def all_docs(doc: BaseDocument) -> list[BaseDocument]:
     docs = [doc]
     for table in doc.meta.table_fields:
         docs.extend(doc._data.get(table.fieldname) or [])
@@ -25,7 +25,7 @@ def _all_docs(doc: BaseDocument) -> list[BaseDocument]:
 
 def apply_defaults(doc: BaseDocument, *, now: str, today: str) -> None:
     """Fill empty fields that declare a `default` (parent and child rows)."""
-    for d in _all_docs(doc):
+    for d in all_docs(doc):
         data = d._data
         for field in d.meta.value_fields:
             if field.default is not None and data.get(field.fieldname) in (None, ""):
@@ -34,7 +34,7 @@ def apply_defaults(doc: BaseDocument, *, now: str, today: str) -> None:
 
 def coerce_fields(doc: BaseDocument) -> None:
     """Validate and normalise every value by its field type (errors name the field)."""
-    for d in _all_docs(doc):
+    for d in all_docs(doc):
         data = d._data
         doctype = d.doctype
         for field in d.meta.value_fields:
@@ -48,7 +48,7 @@ def coerce_fields(doc: BaseDocument) -> None:
 def check_mandatory(doc: BaseDocument) -> None:
     """Every empty `reqd` field, reported together; the first one is the error's `field`."""
     errors: list[dict[str, Any]] = []
-    for d in _all_docs(doc):
+    for d in all_docs(doc):
         for field in d.meta.value_fields:
             if field.reqd and fieldtypes.is_empty(field, d._data.get(field.fieldname)):
                 if d.parent_doc is None:
@@ -62,7 +62,7 @@ def check_mandatory(doc: BaseDocument) -> None:
 
 
 def check_non_table_lists(doc: BaseDocument) -> None:
-    for d in _all_docs(doc):
+    for d in all_docs(doc):
         for field in d.meta.table_fields:
             if not isinstance(d._data.get(field.fieldname, []), list):
                 raise exc.FieldTypeError(_("{0} must be a list of rows", field.display_label), field=field.fieldname)
@@ -72,7 +72,7 @@ async def validate_links(ctx: Context, doc: BaseDocument, *, fetch: bool = True)
     """Check Link and Dynamic Link targets exist (one query per target doctype) and fill `fetch_from`."""
     wanted: dict[str, set[str]] = defaultdict(set)
     checks: list[tuple[BaseDocument, DocFieldSchema, str, str]] = []
-    for d in _all_docs(doc):
+    for d in all_docs(doc):
         data = d._data
         for field in d.meta.link_fields:
             value = data.get(field.fieldname)
@@ -115,7 +115,7 @@ async def validate_links(ctx: Context, doc: BaseDocument, *, fetch: bool = True)
 
 def _fetch_projection(doc: BaseDocument, target: str) -> dict[str, int]:
     projection = {"docstatus": 1}
-    for d in _all_docs(doc):
+    for d in all_docs(doc):
         for f in d.meta.fetch_fields:
             link, _sep, source = (f.fetch_from or "").partition(".")
             link_field = d.meta.by_name.get(link)

@@ -31,7 +31,8 @@ async def allowed_transitions(ctx: Context, doc: BaseDocument, wf: WorkflowDef) 
 
 
 
-async def validate_on_save(ctx: Context, doc: BaseDocument, action: Action) -> None:
+async def validate_on_save(ctx: Context, doc: BaseDocument, action: Action,
+                           transition: Transition | None = None) -> None:
     """A lifecycle step: keep `workflow_state` consistent with the workflow and docstatus."""
     wf = workflow_for(ctx.site.meta, doc.doctype)
     if wf is None:
@@ -45,7 +46,7 @@ async def validate_on_save(ctx: Context, doc: BaseDocument, action: Action) -> N
         doc.set(wf.field, state or first.state)
         return
     before = doc.stored_value(wf.field) or wf.states[0].state
-    if doc.flags.get("workflow_transition") is not None:
+    if transition is not None:  # apply_workflow checked it
         return
     if state == before or not state:
         if action in (Action.SUBMIT, Action.CANCEL):  # move to the first state matching the new docstatus

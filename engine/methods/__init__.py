@@ -1,5 +1,3 @@
-"""Built-in whitelisted functions, registered under Frappe's paths with `fw.`."""
-
-from engine.methods import bulk, client, desk, form_load, jobs, search, user
-
-__all__ = ["bulk", "client", "desk", "form_load", "jobs", "search", "user"]
+"""Built-in whitelisted functions, registered under Frappe's paths with `fw.`. engine/loader.py imports
+each module (which registers its @whitelist functions); this package imports none, so importing one
+of its modules (`engine.methods.args`) loads no other."""

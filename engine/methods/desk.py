@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine import exceptions as exc
-from engine import report_filters, reports, workflow
+from engine import reports, workflow
 from engine.context import Context
 from engine.documents.document import Document
 from engine.methods.args import document_ref, json_arg
@@ -32,7 +32,7 @@ async def run_report(ctx: Context, report_name: str, filters: Any = None, user: 
 async def get_report_script(ctx: Context, report_name: str) -> dict[str, Any]:
     """The report's filters (defaults resolved for the caller), its `<report>.js` (text and URL) and
     the translations of that script's strings; refused as running the report is."""
-    return await report_filters.get_script(ctx, _report(ctx, report_name))
+    return await reports.get_script(ctx, _report(ctx, report_name))
 
 
 async def _document(ctx: Context, doc: Any) -> Document:

@@ -1,7 +1,7 @@
 """A form's `docinfo` (Frappe's `frappe.desk.form.load.get_docinfo`): what the Desk shows around a
-document. fw keeps attachments (File), versions (Version, for `track_changes` doctypes) and the
-caller's rights; Frappe's other keys (comments, assignments, shares, tags...) are sent empty, so a
-Desk that reads them finds what it expects.
+document. fw keeps attachments (File), versions (Version, for `track_changes` doctypes), comments
+(engine/comments.py: the newest, with `total_comments`) and the caller's rights; Frappe's other keys
+(assignments, shares, tags...) are sent empty, so a Desk that reads them finds what it expects.
 
 Versions are cut to what the caller may read: a change to a field above the caller's permlevels,
 or to a table it may not read, is left out (Frappe sends every change to everyone who can open the
@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from engine import permissions
+from engine.comments import for_document
 from engine.meta.schema import RIGHTS
 
 if TYPE_CHECKING:
@@ -36,6 +37,7 @@ EMPTY: dict[str, Any] = {
 
 async def docinfo(ctx: Context, doc: Document) -> dict[str, Any]:
     versions = await readable_versions(ctx, doc)
+    comments, total_comments = await for_document(ctx, doc.doctype, str(doc.name))
     attachments = await attached_files(ctx, doc)
     users = {doc.get("owner"), doc.get("modified_by"), *(v["owner"] for v in versions)} - {None}
     return {
@@ -44,7 +46,8 @@ async def docinfo(ctx: Context, doc: Document) -> dict[str, Any]:
         "permissions": await doc_permissions(ctx, doc),
         "attachments": attachments,
         "versions": versions,
-        "user_info": await user_info(ctx, users),
+        "comments": comments, "total_comments": total_comments,
+        "user_info": await user_info(ctx, users | {c["owner"] for c in comments if c.get("owner")}),
     }
 
 

@@ -12,6 +12,7 @@ from engine.meta.bundle import meta_bundle, parent_doctype
 from engine.methods.args import bool_arg
 from engine.methods.client import load_for, readable_dict
 from engine.methods.docinfo import docinfo
+from engine.user_settings import stored_text
 from engine.whitelisted import whitelist
 
 
@@ -29,7 +30,7 @@ async def getdoctype(ctx: Context, doctype: str, with_parent: Any = False,
     docs = await meta_bundle(ctx, parent or doctype)
     if parent:
         ctx.response["parent_dt"] = parent
-    ctx.response["user_settings"] = "{}"  # fw keeps no per-user list settings (Frappe sends them as JSON text)
+    ctx.response["user_settings"] = await stored_text(ctx, parent or doctype)  # JSON text, as Frappe sends it
     if cached_timestamp and docs[0].get("modified") == cached_timestamp:
         return "use_cache"
     ctx.response["docs"] = docs

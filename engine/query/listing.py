@@ -11,6 +11,8 @@ import orjson
 from engine import exceptions as exc
 from engine import permissions
 from engine.documents import store, tree
+from engine.methods.args import MAX_OFFSET as MAX_OFFSET  # re-exported: its home is the arguments module
+from engine.methods.args import offset_arg, page_length
 from engine.query import parse
 from engine.query.ast import Node, conjoin, referenced_fields, referenced_row_fields
 from engine.query.compile import (
@@ -28,37 +30,7 @@ if TYPE_CHECKING:
     from engine.context import Context
     from engine.meta.schema import Meta
 
-
 _T = TypeVar("_T")
-MAX_OFFSET = 2**62  # MongoDB's skip is a 64-bit integer
-
-
-def page_length(value: Any, *, default: int, cap: int | None) -> int:
-    """0 means "up to the cap" (unlimited for trusted callers with no cap)."""
-    if value in (None, ""):
-        length = default
-    else:
-        try:
-            length = int(value)
-        except (TypeError, ValueError):
-            raise exc.DataError(_("limit_page_length must be a whole number"), field="limit_page_length") from None
-        if length < 0:
-            raise exc.DataError(_("limit_page_length cannot be negative"), field="limit_page_length")
-    if cap:
-        return cap if length == 0 else min(length, cap)
-    return length
-
-
-def _offset(value: Any) -> int:
-    try:
-        start = int(value or 0)
-    except (TypeError, ValueError):
-        raise exc.DataError(_("limit_start must be a whole number"), field="limit_start") from None
-    if not 0 <= start <= MAX_OFFSET:
-        raise exc.DataError(_("limit_start must be between 0 and {0}", MAX_OFFSET), field="limit_start")
-    return start
-
-
 PLANS_PER_DOCTYPE = 256  # parsed queries kept per meta (a dashboard asks the same few again and again)
 _KEY_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_SUBCLASS
 
@@ -183,7 +155,7 @@ async def get_list(ctx: Context, doctype: str, *, fields: Any = None, filters: A
     columns = [pluck] if pluck else fields
     spec, sort, find_sort = _planned(meta, ("columns", _plan_key(columns, order_by), readable),
                                      lambda: _columns_and_sort(ctx, meta, columns, order_by, readable))
-    skip = _offset(limit_start)
+    skip = offset_arg(limit_start)
     drop_nulls = drop_nulls and as_dict and not pluck
     length = page_length(limit if limit not in (None, "") else limit_page_length, default=default_page_length,
                          cap=max_page_length)

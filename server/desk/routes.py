@@ -184,7 +184,7 @@ async def report_script(request: Request) -> Response:
         if report is None:
             raise exc.DoesNotExistError(_("Report {0} not found", name))
         await check_runnable(ctx, report)
-        text = report_filters.script_text(report)
+        text = report_filters.script_text(report.script_path)
         if text is None:
             raise exc.DoesNotExistError(_("Report {0} has no script", name))
         return text

@@ -15,7 +15,8 @@ from engine.documents.document import Document
 from engine.methods import client
 from engine.methods import expand as expansion
 from engine.translation import _
-from server.params import document_body, form_dict
+from server.params import form_dict
+from server.routes import writes
 from server.routes.common import envelope, run
 from server.routes.method import call_with_arguments
 
@@ -39,14 +40,7 @@ async def list_docs(request: Request) -> Response:
 
 
 async def create_doc(request: Request) -> Response:
-    data = await document_body(request)
-
-    async def call(ctx: Context) -> dict[str, Any]:
-        ctx.flags["single_operation"] = True  # this request writes one document and nothing else
-        doc = await client.input_document(ctx, _doctype(request), data).insert()
-        return await client.readable_dict(ctx, doc, no_nulls=True)
-
-    ctx, doc = await run(request, call)
+    ctx, doc = await writes.create(request, no_nulls=True)
     return envelope(ctx, "data", doc)
 
 
@@ -68,14 +62,7 @@ async def read_doc(request: Request) -> Response:
 
 
 async def update_doc(request: Request) -> Response:
-    data = await document_body(request)
-
-    async def call(ctx: Context) -> dict[str, Any]:
-        ctx.flags["single_operation"] = True  # this request writes one document and nothing else
-        doc = await client.update(ctx, _doctype(request), request.path_params["name"], data)
-        return await client.readable_dict(ctx, doc, no_nulls=True)
-
-    ctx, doc = await run(request, call)
+    ctx, doc = await writes.update(request, no_nulls=True)
     return envelope(ctx, "data", doc)
 
 

@@ -23,14 +23,14 @@ from engine.meta.bundle import doctype_meta
 from engine.meta.schema import scrub
 from engine.methods import client
 from engine.methods import expand as expansion
-from engine.methods.args import json_arg
+from engine.methods.args import json_arg, whole_arg
 from engine.query import listing
 from engine.site import Site
 from engine.translation import _
 from server.context import context_for, request_caller, site_of
-from server.params import document_body, form_dict
+from server.params import form_dict
 from server.responses import json_response
-from server.routes import files
+from server.routes import files, writes
 from server.routes import session as session_routes
 from server.routes.common import RESERVED_KEYS, run
 from server.routes.method import call_with_arguments, resolve
@@ -70,28 +70,12 @@ def _http_method(request: Request) -> str:
     return "GET" if request.method == "HEAD" else request.method  # HEAD runs what GET runs
 
 
-def _whole(args: dict[str, Any], key: str, default: int) -> int:
-    """A non-negative whole-number argument (`start`, `limit`); a 417 naming it otherwise."""
-    raw = args.get(key)
-    if raw is None or raw == "":
-        return default
-    number = None
-    if isinstance(raw, int | str) and not isinstance(raw, bool):
-        try:
-            number = int(raw)
-        except ValueError:
-            number = None
-    if number is None or not 0 <= number <= listing.MAX_OFFSET:
-        raise exc.DataError(_("{0} must be a whole number from 0 to {1}", key, listing.MAX_OFFSET), field=key)
-    return number
-
-
 # -- documents ---------------------------------------------------------------------------------------
 
 async def list_docs(request: Request) -> Response:
     args = await form_dict(request)
-    start = _whole(args, "start", 0)
-    limit = _whole(args, "limit", DEFAULT_LIMIT)
+    start = whole_arg(args.get("start"), "start", 0)
+    limit = whole_arg(args.get("limit"), "limit", DEFAULT_LIMIT)
 
     async def call(ctx: Context) -> tuple[list[Any], bool]:
         cap = ctx.site.settings.max_page_length
@@ -110,14 +94,7 @@ async def list_docs(request: Request) -> Response:
 
 
 async def create_doc(request: Request) -> Response:
-    data = await document_body(request)
-
-    async def call(ctx: Context) -> dict[str, Any]:
-        ctx.flags["single_operation"] = True  # this request writes one document and nothing else
-        doc = await client.input_document(ctx, _doctype(request), data).insert()
-        return await client.readable_dict(ctx, doc)
-
-    ctx, doc = await run(request, call)
+    ctx, doc = await writes.create(request, no_nulls=False)
     return respond(ctx, doc)
 
 
@@ -138,14 +115,7 @@ async def read_doc(request: Request) -> Response:
 
 async def update_doc(request: Request) -> Response:
     """PUT and PATCH: v1's top-level merge."""
-    data = await document_body(request)
-
-    async def call(ctx: Context) -> dict[str, Any]:
-        ctx.flags["single_operation"] = True  # this request writes one document and nothing else
-        doc = await client.update(ctx, _doctype(request), request.path_params["name"], data)
-        return await client.readable_dict(ctx, doc)
-
-    ctx, doc = await run(request, call)
+    ctx, doc = await writes.update(request, no_nulls=False)
     return respond(ctx, doc)
 
 

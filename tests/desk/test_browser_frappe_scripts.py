@@ -122,7 +122,7 @@ def test_a_frappe_script_drives_the_form(page: Page, login_as: Callable[..., Non
 
     # set_query: the Branch search offers only the company's branches
     branch.click()
-    options = page.get_by_role("listbox", name="Branch").get_by_role("option")
+    options = page.get_by_role("listbox", name="Branch").get_by_role("option").filter(has_not_text="Create a new")
     expect(options).to_have_count(2)
     expect(options.first).to_contain_text(company)
     expect(options.last).to_contain_text(company)
@@ -247,7 +247,7 @@ def test_a_dialog_works_by_keyboard(page: Page, login_as: Callable[..., None], d
     page.keyboard.press("Tab")  # the Link searches with the field's get_query: only the company's branches
     branch = dialog.get_by_role("combobox", name="Branch")
     expect(branch).to_be_focused()
-    options = dialog.get_by_role("listbox", name="Branch").get_by_role("option")
+    options = dialog.get_by_role("listbox", name="Branch").get_by_role("option").filter(has_not_text="Create a new")
     expect(options).to_have_count(2)
     page.keyboard.press("Enter")  # takes the first suggestion
     expect(branch).to_have_attribute("aria-expanded", "false")
@@ -346,3 +346,44 @@ def test_child_table_events(page: Page, login_as: Callable[..., None]) -> None:
     assert result == {"added": [before + 1, 12.5, True, True],
                       "events": [["add", "Performance Level Threshold", "Scoring Settings", "thresholds"],
                                  ["min_pph", 12.5], ["remove", before]]}
+
+
+def test_submit_events_and_the_forms_menus(page: Page, login_as: Callable[..., None],
+                                           desk_server: DeskServer) -> None:
+    """`frm.savesubmit()` asks, then the view's Submit fires `validate`, `before_submit` and
+    `on_submit` once each; a script's menu and action items join the form's own Menu and Actions."""
+    employee = api_rows(desk_server, "Employee", filters=[["status", "=", "Active"]], fields=["name"], limit=1)[0]
+    day = f"2031-0{secrets.randbelow(9) + 1}-1{secrets.randbelow(9)}"
+    score = desk_server.insert({"doctype": "Employee Score", "employee": employee["name"], "period_type": "Daily",
+                                "period_value": day, "date": day, "value": 42})
+    login_as("Administrator")
+    open_form(page, "Employee Score", score["name"], """() => {
+        window.__seen = [];
+        frappe.ui.form.on("Employee Score", {
+            refresh(frm) {
+                window.__seen.push("refresh " + frm.doc.docstatus);
+                frm.page.add_menu_item("Export Notes", () => frappe.show_alert("exported"));
+                if (frm.doc.docstatus === 0) frm.page.set_primary_action("Submit Now", () => frm.savesubmit());
+            },
+            validate: () => window.__seen.push("validate"),
+            before_submit: () => window.__seen.push("before_submit"),
+            on_submit: (frm) => window.__seen.push("on_submit " + frm.doc.docstatus),
+        });
+    }""")
+    expect(page.get_by_role("heading", level=1)).to_be_visible()
+    page.wait_for_function("() => window.__seen.includes('refresh 0')")
+    expect(page.get_by_role("button", name="Menu")).to_have_count(1)
+    page.get_by_role("button", name="Menu").click()
+    page.get_by_role("menuitem", name="Export Notes").click()
+    expect(page.get_by_role("status").filter(has_text="exported")).to_be_visible()
+
+    page.get_by_role("button", name="Submit Now").click()
+    confirm = page.get_by_role("dialog", name="Submit")
+    expect(confirm).to_contain_text(f"Permanently Submit {score['name']}?")
+    confirm.get_by_role("button", name="Yes").click()
+    page.wait_for_function("() => window.__seen.includes('refresh 1')")
+    assert seen(page) == ["refresh 0", "validate", "before_submit", "on_submit 1", "refresh 1"]
+    expect(page.get_by_role("button", name="Submit Now")).to_have_count(0)
+    with desk_server.api() as client:
+        stored = client.get(f"/api/resource/Employee Score/{score['name']}").json()["data"]
+    assert stored["docstatus"] == 1

@@ -113,3 +113,10 @@ test("the sidebar's timeline: a version as lines of text", async () => {
 	]);
 	assert.deepEqual(versionLines({ owner: "z", data: "not json" }, meta), []);
 });
+
+test("Table MultiSelect: the child's Link field holds each value", async () => {
+	const { multiselectLink } = await import("../../../server/desk/static/js/controls/table_multiselect.js");
+	const child = { fields: [{ fieldname: "note", fieldtype: "Data" }, { fieldname: "role", fieldtype: "Link", options: "Role" }] };
+	assert.equal(multiselectLink(child).fieldname, "role");
+	assert.equal(multiselectLink({ fields: [{ fieldname: "x", fieldtype: "Data" }] }), null);
+});

@@ -196,14 +196,17 @@ test("frm.page's toolbar pieces, and add_custom_button's chainable answer", asyn
 	frm.page.set_primary_action("Go", () => "went");
 	assert.deepEqual(frm.custom_buttons.map((b) => [b.label, b.type]), [["Go", "primary"]], "one primary action");
 	frm.page.add_menu_item("Export", () => {});
+	frm.page.add_action_item("Escalate", () => {});
 	frm.page.add_inner_button("Inner", () => {}, "Tools");
-	assert.deepEqual(frm.custom_buttons.map((b) => [b.label, b.group]), [["Go", null], ["Export", "Menu"], ["Inner", "Tools"]]);
+	assert.deepEqual(frm.custom_buttons.map((b) => [b.label, b.group]), [["Go", null], ["Inner", "Tools"]]);
+	assert.deepEqual([frm.menu_items.map((i) => i.label), frm.action_items.map((i) => i.label)], [["Export"], ["Escalate"]],
+		"in the form's own Menu and Actions menus");
 	frm.add_custom_button("Gone", () => {}).hide();
 	assert.equal(frm.custom_buttons.some((b) => b.label === "Gone"), false);
 	frm.page.clear_primary_action();
-	assert.deepEqual(frm.custom_buttons.map((b) => b.label), ["Export", "Inner"]);
+	assert.deepEqual(frm.custom_buttons.map((b) => b.label), ["Inner"]);
 	await frm.refresh();
-	assert.deepEqual(frm.custom_buttons, [], "cleared on refresh");
+	assert.deepEqual([frm.custom_buttons, frm.menu_items, frm.action_items], [[], [], []], "cleared on refresh");
 });
 
 test("new child rows get random names, as the server gives them", async () => {

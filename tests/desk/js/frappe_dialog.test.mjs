@@ -44,3 +44,25 @@ test("a Link field's get_query reaches the control through the dialog's frm", ()
 	assert.deepEqual(dialog._frm.link_query("branch"), { filters: { company: "C1" } });
 	assert.deepEqual(dialog._frm.link_query("other"), {});
 });
+
+test("depends_on, mandatory_depends_on and read_only_depends_on on the values", async () => {
+	const dialog = new Dialog({
+		fields: [
+			{ fieldname: "kind", label: "Kind", fieldtype: "Select", options: "Minor\nMajor", default: "Minor" },
+			{ fieldname: "reason", label: "Reason", fieldtype: "Data", depends_on: "eval:doc.kind == 'Major'", mandatory_depends_on: "eval:doc.kind == 'Major'" },
+			{ fieldname: "notes", label: "Notes", fieldtype: "Data", depends_on: (values) => Boolean(values.reason) },
+			{ fieldname: "ref", label: "Ref", fieldtype: "Data", read_only_depends_on: "kind" },
+		],
+	});
+	const state = (name) => dialog._state(dialog.get_docfield(name));
+	assert.deepEqual(state("reason"), { visible: false, reqd: false, readOnly: false });
+	assert.equal(state("ref").readOnly, true);
+	assert.deepEqual(dialog.get_values(), { kind: "Minor" }, "a hidden field is not asked for");
+	await dialog.set_value("kind", "Major");
+	assert.deepEqual(state("reason"), { visible: true, reqd: true, readOnly: false });
+	assert.equal(dialog.get_values(), null);
+	assert.equal(state("notes").visible, false);
+	await dialog.set_value("reason", "Broken pallet");
+	assert.equal(state("notes").visible, true);
+	assert.deepEqual(dialog.get_values(), { kind: "Major", reason: "Broken pallet" });
+});

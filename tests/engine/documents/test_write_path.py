@@ -25,7 +25,7 @@ def no_star_hooks(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
 
 async def test_lone_insert_without_post_write_hooks_uses_no_transaction(ctx: Context) -> None:
     async with unit_of_work(ctx):
-        ctx.flags["single_operation"] = True
+        ctx.single_operation = True
         await new_doc(ctx, "Test Customer", customer_name="Solo").insert()
         assert ctx.uow is not None and ctx.uow.session is None and ctx.uow.writes == 1
     assert await count(ctx, "Test Customer") == 1
@@ -34,7 +34,7 @@ async def test_lone_insert_without_post_write_hooks_uses_no_transaction(ctx: Con
 async def test_lone_save_without_post_write_hooks_uses_no_transaction(ctx: Context) -> None:
     await new_doc(ctx, "Test Customer", customer_name="Solo").insert()
     async with unit_of_work(ctx):
-        ctx.flags["single_operation"] = True
+        ctx.single_operation = True
         doc = await get_doc(ctx, "Test Customer", "Solo")
         doc.region = "East"
         await doc.save()
@@ -44,7 +44,7 @@ async def test_lone_save_without_post_write_hooks_uses_no_transaction(ctx: Conte
 
 async def test_post_write_hooks_keep_the_transaction(ctx: Context) -> None:
     async with unit_of_work(ctx):
-        ctx.flags["single_operation"] = True
+        ctx.single_operation = True
         await new_doc(ctx, "Test Note", title="has after_insert").insert()  # TestNote defines after_insert
         assert ctx.uow is not None and ctx.uow.in_transaction
     with pytest.raises(exc.ValidationError):
@@ -55,7 +55,7 @@ async def test_post_write_hooks_keep_the_transaction(ctx: Context) -> None:
 async def test_track_changes_keeps_the_transaction(ctx: Context) -> None:
     await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
     async with unit_of_work(ctx):
-        ctx.flags["single_operation"] = True
+        ctx.single_operation = True
         await new_doc(ctx, "Test Order", customer="Acme", posting_date="2026-01-01").insert()
         assert ctx.uow is not None and ctx.uow.in_transaction
 
@@ -73,7 +73,7 @@ async def test_unit_of_work_with_several_operations_stays_transactional(ctx: Con
 async def test_earlier_write_in_the_unit_forces_the_transaction(ctx: Context) -> None:
     with pytest.raises(RuntimeError):
         async with unit_of_work(ctx):
-            ctx.flags["single_operation"] = True
+            ctx.single_operation = True
             await ctx.db.collection("test_customer").insert_one(
                 {"_id": "raw", "customer_name": "raw"}, session=await ctx.write_session())
             await new_doc(ctx, "Test Customer", customer_name="Later").insert()

@@ -43,6 +43,7 @@ EXPECTED = {
     "Module Def",
     "System Settings",
     "Deleted Document",
+    "Comment",
 }
 
 

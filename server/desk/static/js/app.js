@@ -71,6 +71,13 @@ function focusIsAdrift() {
 	return !active || active === document.body || !active.isConnected || Boolean(active.closest(".sidebar"));
 }
 
+function skipToContent(event) {
+	const main = document.getElementById("main");
+	if (!main) return;
+	event.preventDefault(); // no "#main" in the address bar
+	main.focus();
+}
+
 export function App() {
 	const [route, setRoute] = useState(currentRoute());
 	const [menuOpen, setMenuOpen] = useState(false);
@@ -79,8 +86,12 @@ export function App() {
 		setRoute(next);
 		setMenuOpen(false);
 	}), []);
+	const firstPath = useRef(route.path);
 	useEffect(() => {
-		// after the new view rendered (and perhaps focused a field of its own)
+		// not on the first page (Tab starts at the skip link); after a navigation, once the new view
+		// rendered (and perhaps focused a field of its own)
+		if (route.path === firstPath.current) return undefined;
+		firstPath.current = null;
 		const timer = setTimeout(() => {
 			const main = document.getElementById("main");
 			if (main && focusIsAdrift()) main.focus({ preventScroll: true });
@@ -94,7 +105,7 @@ export function App() {
 		}
 	}
 	return html`<div class=${`desk ${menuOpen ? "sidebar-open" : ""}`} onKeyDown=${onKeyDown}>
-		<a class="skip-link" href="#main">${__("Skip to content")}</a>
+		<a class="skip-link" href="#main" onClick=${skipToContent}>${__("Skip to content")}</a>
 		<header class="navbar">
 			<button type="button" class="btn-icon sidebar-toggle" aria-label=${__("Menu")} aria-expanded=${menuOpen ? "true" : "false"}
 				aria-controls="desk-sidebar" ref=${toggle} onClick=${() => setMenuOpen(!menuOpen)}>☰</button>

@@ -129,6 +129,8 @@ function onClick(event) {
 	if (!link || link.target || link.hasAttribute("download")) return;
 	const url = new URL(link.href, location.href);
 	if (url.origin !== location.origin || !url.pathname.startsWith(APP)) return;
+	// a link to a place on this page (`#main`): the browser scrolls and moves the focus there
+	if (url.hash && url.pathname === location.pathname && url.search === location.search) return;
 	event.preventDefault();
 	navigate(url.pathname + url.search + url.hash);
 }

@@ -2,9 +2,10 @@
 // fields (else its first value fields); each cell is the field's own control, labelled by its field
 // label for assistive technology (the column header shows it). `Add Row`, and per row: delete and
 // move up/down. The child doctype's scripts hear `<table>_add`, `<table>_remove` and their fields'
-// change events (`frappe.ui.form.on(child, {field(frm, cdt, cdn)})`). Rows live in `locals` as
-// Frappe scripts expect (`locals[cdt][cdn]`). Pure helpers (columns, new rows, moves) are tested
-// under `node --test`.
+// change events (`frappe.ui.form.on(child, {field(frm, cdt, cdn)})`) through the `frm`'s grid API
+// (`add_row`, `remove_row`, `set_child_value`, `get_child_docfield` for what scripts changed of a
+// column). Rows live in `locals` as Frappe scripts expect (`locals[cdt][cdn]`). Pure helpers
+// (columns, new rows, moves) are tested under `node --test`.
 import { __ } from "../i18n.js";
 import { html } from "../lib/html.js";
 import { cachedMeta } from "../meta.js";
@@ -75,7 +76,8 @@ function fire(frm, event, cdt, cdn) {
 	Promise.resolve(frm.trigger(event, cdt, cdn)).catch((error) => console.error(`${cdt} ${event} failed`, error));
 }
 
-function Cell({ frm, df, row, table, childMeta, tableReadOnly, commit }) {
+function Cell({ frm, df: baseDf, row, table, childMeta, tableReadOnly, commit }) {
+	const df = (frm && frm.get_child_docfield && frm.get_child_docfield(table.fieldname, baseDf.fieldname)) || baseDf;
 	const state = rowFieldState(frm, childMeta, df, row, tableReadOnly);
 	if (!state.visible) return html`<td></td>`;
 	const Control = controlFor(df.fieldtype);
@@ -91,7 +93,7 @@ function Cell({ frm, df, row, table, childMeta, tableReadOnly, commit }) {
 			readOnly=${state.readOnly}
 			error=${frm && frm.errors ? frm.errors[errorKey] || null : null}
 			hideLabel=${true}
-			queryKey=${`${table.fieldname}.${df.fieldname}`}
+			table=${table.fieldname}
 			cdt=${row.doctype}
 			cdn=${row.name}
 			onInput=${(value) => commit(row, df, value, false)}
@@ -110,24 +112,39 @@ export function GridControl(props) {
 	const parent = (frm && frm.doc) || {};
 	const setRows = (next) => props.onInput(next);
 	const commit = (row, cdf, next, committed) => {
+		if (frm && frm.errors) delete frm.errors[`${df.fieldname}.${row.idx}.${cdf.fieldname}`];
+		if (committed && frm && typeof frm.set_child_value === "function" && row[cdf.fieldname] !== next) {
+			frm.set_child_value(row, cdf.fieldname, next).catch((error) => console.error(error));
+			return;
+		}
 		if (row[cdf.fieldname] !== next) {
 			row[cdf.fieldname] = next;
-			if (frm && frm.errors) delete frm.errors[`${df.fieldname}.${row.idx}.${cdf.fieldname}`];
 			setRows([...rows]);
 		}
+		// typed before: the value is in the row already, its event fires now
 		if (committed) fire(frm, cdf.fieldname, row.doctype, row.name);
 	};
-	const add = () => {
-		const row = storeDoc(newRow(childMeta, parent, df.fieldname, rows, { user: parent.owner }));
-		setRows([...rows, row]);
-		fire(frm, `${df.fieldname}_add`, row.doctype, row.name);
+	const focusLast = () =>
 		requestAnimationFrame(() => {
 			const first = document.querySelector(`#${CSS.escape(id)} tbody tr:last-child :is(input, select, textarea)`);
 			if (first) first.focus();
 		});
+	const add = async () => {
+		if (frm && typeof frm.add_row === "function") {
+			await frm.add_row(df.fieldname);
+		} else {
+			const row = storeDoc(newRow(childMeta, parent, df.fieldname, rows, { user: parent.owner }));
+			setRows([...rows, row]);
+			fire(frm, `${df.fieldname}_add`, row.doctype, row.name);
+		}
+		focusLast();
 	};
 	const remove = (index) => {
 		const row = rows[index];
+		if (frm && typeof frm.remove_row === "function") {
+			frm.remove_row(df.fieldname, row).catch((error) => console.error(error));
+			return;
+		}
 		setRows(removeRow(rows, index));
 		fire(frm, `${df.fieldname}_remove`, row.doctype, row.name);
 	};
@@ -166,7 +183,9 @@ export function GridControl(props) {
 				</tbody>
 			</table>
 		</div>
-		${readOnly ? null : html`<button type="button" class="btn btn-default btn-small" onClick=${add}>${__("Add Row")}</button>`}
+		${readOnly
+			? null
+			: html`<button type="button" class="btn btn-default btn-small" onClick=${() => add().catch((error) => console.error(error))}>${__("Add Row")}</button>`}
 		${df.description ? html`<p class="control-description">${__(df.description)}</p>` : null}
 		${error ? html`<p class="control-error">${error}</p>` : null}
 	</div>`;

@@ -39,7 +39,7 @@ export function LinkControl(props) {
 			if (request.current) request.current.abort();
 			const controller = new AbortController();
 			request.current = controller;
-			const query = frm && frm.link_query ? frm.link_query(props.queryKey || df.fieldname, props.cdt, props.cdn) : {};
+			const query = frm && frm.link_query ? frm.link_query(df.fieldname, props.cdt, props.cdn, props.table) : {};
 			try {
 				const found = await searchLink(doctype, txt, { filters: query.filters, query: query.query, signal: controller.signal });
 				if (controller.signal.aborted) return;

@@ -42,7 +42,7 @@ export function TableMultiSelectControl(props) {
 
 	const searchDf = { ...df, fieldtype: "Link", options: link.options };
 	return html`<div class="control-multiselect">
-		<${LinkControl} key=${round} ...${props} df=${searchDf} value=${""} queryKey=${`${df.fieldname}.${link.fieldname}`}
+		<${LinkControl} key=${round} ...${props} df=${searchDf} value=${""}
 			onInput=${() => {}} onChange=${add} />
 		<ul class="multiselect-chips" aria-label=${__("Selected: {0}", [df.label || df.fieldname])}>
 			${rows.map((row, index) =>

@@ -3,12 +3,15 @@
 // inside). Enter in a one-line field or Ctrl+Enter runs the primary action; `get_values()` checks the
 // mandatory fields first (each missing one marked at its field) and answers null while one is empty.
 // A field's `onchange`/`change` runs when its value is committed; a Link field's `get_query` gives
-// its search filters, as in a form.
+// its search filters, as in a form; `depends_on`, `mandatory_depends_on` and `read_only_depends_on`
+// (a field name, an `eval:` expression read by the form's eval-free parser, or a function of the
+// values) are judged again whenever a value is committed.
 import { __ } from "../i18n.js";
 import { html } from "../lib/html.js";
 import { defaultValue, hasValue, isEmpty } from "../model.js";
 import { closeDialog, openDialog, showToast } from "../ui/layers.js";
 import { labelOf } from "../controls/base.js";
+import { ruleHolds } from "../views/form/depends.js";
 
 let counter = 0;
 let controls = null; // controls/index.js, loaded when the first dialog opens (not at start-up)
@@ -86,6 +89,27 @@ export class Dialog {
 		return this.fields_dict[fieldname] || null;
 	}
 
+	_holds(rule, fallback) {
+		if (typeof rule === "function") {
+			try {
+				return Boolean(rule(this.values));
+			} catch (error) {
+				console.error(error);
+				return fallback;
+			}
+		}
+		return ruleHolds(rule, { doc: this.values }, fallback);
+	}
+
+	/** {visible, reqd, readOnly} of a field now (its properties, then its rules on the values). */
+	_state(df) {
+		return {
+			visible: !df.hidden && this._holds(df.depends_on, true),
+			reqd: Boolean(df.reqd) || this._holds(df.mandatory_depends_on, false),
+			readOnly: Boolean(df.read_only) || this._holds(df.read_only_depends_on, false),
+		};
+	}
+
 	async show() {
 		const { controlFor } = await loadControls();
 		this._controlFor = controlFor;
@@ -158,7 +182,8 @@ export class Dialog {
 		return html`<div class="dialog-fields" onKeyDown=${(event) => this._onKeyDown(event)}>
 			${this.fields.map((base) => {
 				const df = this.get_docfield(base.fieldname);
-				if (df.hidden) return null;
+				const state = this._state(df);
+				if (!state.visible) return null;
 				if (df.fieldtype === "Section Break") return df.label ? html`<h3 class="dialog-section">${__(df.label)}</h3>` : html`<hr class="dialog-section" />`;
 				if (df.fieldtype === "Heading") return html`<h3 class="dialog-section">${__(df.label || "")}</h3>`;
 				if (df.fieldtype === "HTML") return df.options ? html`<p class="dialog-text">${String(df.options)}</p>` : null; // as text
@@ -167,10 +192,10 @@ export class Dialog {
 				return html`<${Control}
 					key=${df.fieldname}
 					frm=${this._frm}
-					df=${df}
+					df=${state.reqd && !df.reqd ? { ...df, reqd: 1 } : df}
 					id=${`dialog-${this.id}-${df.fieldname}`}
 					value=${this.values[df.fieldname]}
-					readOnly=${Boolean(df.read_only)}
+					readOnly=${state.readOnly}
 					error=${this.errors[df.fieldname] || null}
 					onInput=${(value) => this._store(df.fieldname, value)}
 					onChange=${(value) => this.set_value(df.fieldname, value)}
@@ -213,7 +238,8 @@ export class Dialog {
 			if (!hasValue(base) && base.fieldtype !== "Table") continue;
 			const df = this.get_docfield(base.fieldname);
 			const value = this.values[df.fieldname];
-			if (df.reqd && !df.hidden && isEmpty(value, df)) missing.push(df);
+			const state = this._state(df);
+			if (state.reqd && state.visible && isEmpty(value, df)) missing.push(df);
 			if (value !== undefined && value !== null && value !== "") values[df.fieldname] = value;
 		}
 		if (missing.length && !ignoreErrors) {

@@ -83,6 +83,8 @@ export class Form {
 		this.doctype = meta.name;
 		this.events = new Emitter();
 		this.custom_buttons = []; // {label, group, handler, type}
+		this.menu_items = []; // {label, handler}: the form's own Menu (page.add_menu_item)
+		this.action_items = []; // {label, handler}: the form's Actions menu (page.add_action_item)
 		this.indicator = null; // set by page.set_indicator: {label, color}
 		this.intro = null; // {text, color}
 		this.df_overrides = {}; // fieldname → {property: value}
@@ -113,8 +115,16 @@ export class Form {
 			add_inner_button: (label, handler, group) => this.add_custom_button(label, handler, group),
 			remove_inner_button: (label, group) => this.remove_custom_button(label, group),
 			clear_inner_toolbar: () => this.clear_custom_buttons(),
-			add_menu_item: (label, handler) => this.add_custom_button(label, handler, __("Menu")),
-			add_action_item: (label, handler) => this.add_custom_button(label, handler, __("Actions")),
+			add_menu_item: (label, handler) => this._addItem("menu_items", label, handler),
+			add_action_item: (label, handler) => this._addItem("action_items", label, handler),
+			clear_menu: () => {
+				this.menu_items = [];
+				this.notify();
+			},
+			clear_actions_menu: () => {
+				this.action_items = [];
+				this.notify();
+			},
 		};
 		this.load(doc, docinfo);
 	}
@@ -291,6 +301,8 @@ export class Form {
 	/** Frappe's refresh: clear what the last refresh added, then fire `refresh`. */
 	async refresh() {
 		this.custom_buttons = [];
+		this.menu_items = [];
+		this.action_items = [];
 		this.indicator = null;
 		this.intro = null;
 		this.dashboard.reset();
@@ -482,6 +494,14 @@ export class Form {
 		this.custom_buttons.push(button);
 		this.notify();
 		return this._buttonHandle(button);
+	}
+
+	/** An entry of the form's own Menu or Actions menu (cleared on every refresh, like buttons). */
+	_addItem(list, label, handler) {
+		const item = { label: String(label), handler };
+		this[list] = [...this[list].filter((i) => i.label !== item.label), item];
+		this.notify();
+		return item;
 	}
 
 	/** What `add_custom_button` returns: Frappe returns the jQuery button, and scripts chain on it

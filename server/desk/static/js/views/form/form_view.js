@@ -262,13 +262,15 @@ function Toolbar({ frm, offered, handlers }) {
 			onClick=${() => run(button)}>${button.label}</button>`)}
 		${groups.map((group) => html`<${Menu} label=${group} items=${frm.custom_buttons.filter((b) => b.group === group)
 			.map((button) => ({ label: button.label, onClick: () => run(button) }))} />`)}
-		${offered.workflow.length
+		${offered.workflow.length || frm.action_items.length
 			? html`<${Menu} label=${__("Actions")} buttonClass="btn btn-primary" className="workflow-actions"
-					items=${offered.workflow.map((item) => ({ label: item.label, disabled: frm.saving, onClick: () => handlers.workflow(item.action) }))} />`
+					items=${[...offered.workflow.map((item) => ({ label: item.label, disabled: frm.saving, onClick: () => handlers.workflow(item.action) })),
+						...frm.action_items.map((item) => ({ label: item.label, onClick: () => run(item) }))]} />`
 			: null}
-		${offered.menu.length
+		${offered.menu.length || frm.menu_items.length
 			? html`<${Menu} label=${__("Menu")} className="form-menu"
-					items=${offered.menu.map((item) => ({ label: item.label, onClick: () => handlers[item.key]() }))} />`
+					items=${[...frm.menu_items.map((item) => ({ label: item.label, onClick: () => run(item) })),
+						...offered.menu.map((item) => ({ label: item.label, onClick: () => handlers[item.key]() }))]} />`
 			: null}
 		${offered.buttons.map((action) => html`<button type="button" class=${`btn ${action.primary ? "btn-primary" : "btn-default"}`}
 			disabled=${frm.saving} aria-keyshortcuts=${action.shortcut === "Ctrl+S" ? "Control+S" : undefined}
