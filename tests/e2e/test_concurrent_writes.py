@@ -32,8 +32,22 @@ def _prepare(server: FwServer) -> tuple[dict[str, str], list[str]]:
             assert r.status_code == 200, r.text
         names = [admin.post(NOTE, json={"title": f"busy {n}"}).json()["data"]["name"] for n in range(10)]
     token = {"Authorization": f"token {message['api_key']}:{message['api_secret']}"}
-    time.sleep(2.5)  # both worker processes notice the new fields (FW_META_CHECK_INTERVAL)
+    _wait_until_every_process_knows_the_fields(server, token)
     return token, names
+
+
+def _wait_until_every_process_knows_the_fields(server: FwServer, token: dict[str, str]) -> None:
+    """Each worker process notices the new Custom Fields within FW_META_CHECK_INTERVAL of its next
+    request: ask on fresh connections (each may reach either process) until 20 in a row know them."""
+    deadline = time.monotonic() + 60
+    in_a_row = 0
+    while in_a_row < 20:
+        assert time.monotonic() < deadline, "a server process never saw the new Custom Fields"
+        with httpx.Client(base_url=server.url, headers={**token, "Connection": "close"}, timeout=15) as c:
+            r = c.get(NOTE, params={"fields": f'["{FIELDS[-1]}"]', "limit": 1})
+        in_a_row = in_a_row + 1 if r.status_code == 200 else 0
+        if r.status_code != 200:
+            time.sleep(0.2)
 
 
 async def _race(url: str, token: dict[str, str], names: list[str], rounds: int) -> Counter[int]:
