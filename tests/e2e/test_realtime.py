@@ -205,7 +205,7 @@ async def test_bad_or_missing_credentials_are_refused(rt: Realtime) -> None:
 async def test_failed_api_keys_over_the_socket_count_towards_the_address_lockout(rt: Realtime) -> None:
     attempts = pymongo.MongoClient(rt.factory.mongo_url)[rt.factory.db_name][auth.ATTEMPTS]
     try:
-        for _ in range(auth.MAX_FAILURES):
+        for _ in range(auth.ADDRESS_MAX_FAILURES):  # an unknown key counts against the address
             await refused(rt.a.url, headers={"Authorization": "token nope:wrong"})
         with httpx.Client(base_url=rt.b.url, timeout=15.0) as http:  # the other server, over plain HTTP
             r = http.get("/api/method/fw.auth.get_logged_user", headers={"Authorization": "token nope:wrong"})

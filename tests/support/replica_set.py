@@ -46,6 +46,13 @@ class ReplicaSet:
         return pymongo.MongoClient(self.url, serverSelectionTimeoutMS=30_000, **options)
 
     def initiate(self) -> None:
+        for port in self.ports[1:]:  # the quorum check of replSetInitiate needs every member answering
+            member: pymongo.MongoClient[dict[str, Any]] = pymongo.MongoClient(
+                f"mongodb://127.0.0.1:{port}/?directConnection=true", serverSelectionTimeoutMS=30_000)
+            try:
+                member.admin.command("ping")
+            finally:
+                member.close()
         direct: pymongo.MongoClient[dict[str, Any]] = pymongo.MongoClient(
             f"mongodb://127.0.0.1:{self.ports[0]}/?directConnection=true", serverSelectionTimeoutMS=30_000)
         try:
