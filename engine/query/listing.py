@@ -56,7 +56,7 @@ def _planned(meta: Meta, key: tuple[str, bytes | None, frozenset[str] | None], b
         if len(plans) >= PLANS_PER_DOCTYPE:
             plans.clear()
         plans[key] = plan
-    return plan  # type: ignore[no-any-return]
+    return plan
 
 
 def _caller_filter(ctx: Context, meta: Meta, filters: Any, or_filters: Any,
@@ -232,4 +232,4 @@ async def exists(ctx: Context, doctype: str, filters: Any) -> str | None:
     """The name of the first matching document, or None."""
     if isinstance(filters, Mapping) and not filters:
         return None
-    return await get_value(ctx, doctype, filters, "name")  # type: ignore[no-any-return]
+    return await get_value(ctx, doctype, filters, "name")
