@@ -184,6 +184,9 @@ def connect_memory(db_name: str) -> Database:
     return Database(client, db_name, "memory")
 
 
+_duplicate_patch_installed = False  # mongomock-motor's patch is process-wide: replace it once
+
+
 def _patch_memory_duplicate_errors() -> None:
     """Make the in-memory backend's duplicate-key errors name what was actually violated.
 
@@ -195,7 +198,8 @@ def _patch_memory_duplicate_errors() -> None:
     from mongomock import DuplicateKeyError, helpers
     from mongomock_motor import patches
 
-    if getattr(patches, "_fw_duplicate_details", False):
+    global _duplicate_patch_installed
+    if _duplicate_patch_installed:
         return
 
     def violated_index(collection: Any, data: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -249,7 +253,7 @@ def _patch_memory_duplicate_errors() -> None:
         return collection
 
     patches._patch_insert_and_ensure_uniques = patch
-    patches._fw_duplicate_details = True
+    _duplicate_patch_installed = True
 
 
 # ---------------------------------------------------------------------------------------------

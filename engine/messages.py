@@ -104,7 +104,8 @@ def javascript_messages(source: IO[bytes], out: Extraction) -> None:
     """The `__(message, args, context)` messages of JavaScript source (the Desk bundle reads its form
     scripts' messages with this). The raw extractor gives every argument, so the context is kept."""
     # (`${__("...")}` inside template literals too: the Desk writes its markup as htm templates)
-    for _lineno, _func, args, _comments in extract_javascript(source, ["__"], [], {"parse_template_string": True}):
+    keywords: dict[str, None] = {"__": None}  # (no argument spec: every argument is given back)
+    for _lineno, _func, args, _comments in extract_javascript(source, keywords, [], {"parse_template_string": True}):
         values = args if isinstance(args, tuple) else (args,)
         message = values[0] if values else None
         if isinstance(message, str) and "${" not in message:  # a template literal is not a message

@@ -40,7 +40,9 @@ class NameSource(Protocol):
     """What naming needs from a document."""
 
     name: str | None
-    meta: Meta
+
+    @property
+    def meta(self) -> Meta: ...
 
     def get(self, fieldname: str, default: Any = None) -> Any: ...
 

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from engine.context import Context
 
 
-class Filters(dict):  # type: ignore[type-arg]
+class Filters(dict):
     """Report filters with attribute access (`filters.company`), like Frappe's `_dict`."""
 
     def __getattr__(self, name: str) -> Any:

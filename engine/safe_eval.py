@@ -28,7 +28,7 @@ _FUNCS: dict[str, Callable[..., Any]] = {"len": len, "int": int, "float": float,
                                          "abs": abs, "min": min, "max": max, "round": round}
 
 
-class _AttrDict(dict):  # type: ignore[type-arg]
+class _AttrDict(dict):
     """`doc.field` and `doc.get("field")` over a plain dict."""
 
     def __getattr__(self, name: str) -> Any:

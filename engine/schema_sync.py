@@ -148,9 +148,9 @@ async def _sync_indexes(site: Site, meta: Meta, report: MigrateReport) -> None:
         stale = name.startswith("fw_") and (name not in wanted or not _same_index(ix, *wanted[name]))
         if stale and await db.drop_index(coll, name):
             report.indexes_dropped.append(f"{meta.collection}.{name}")
-    present = {ix["name"] for ix in await db.list_indexes(coll)}
+    present_names = {ix["name"] for ix in await db.list_indexes(coll)}
     for name, (keys, options) in wanted.items():
-        if name not in present:
+        if name not in present_names:
             with db.translate_errors(meta.name):
                 await coll.create_index(keys, name=name, **options)
             report.indexes_created.append(f"{meta.collection}.{name}")

@@ -71,7 +71,7 @@ class SharedMongod:
                 return False
             state = read_state(self.data_dir)  # the one running now (it may have been restarted since)
             running = state is not None and _is_site_mongod(state, self.data_dir)
-            if running:
+            if running and state is not None:  # (`state is not None` again: mypy does not narrow through `running`)
                 log.info("stopping the embedded MongoDB (pid %s): no other fw process uses it", state["pid"])
                 embedded.stop_pid(state["pid"])
             (self.data_dir / STATE_FILE).unlink(missing_ok=True)

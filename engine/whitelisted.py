@@ -47,6 +47,7 @@ def whitelist(fn: F | None = None, *, allow_guest: bool = False, methods: list[s
     def register(func: F) -> F:
         info = Whitelisted(func, path or f"{func.__module__}.{func.__qualname__}", allow_guest,
                            frozenset(m.upper() for m in methods) if methods else DEFAULT_METHODS)
+        # (ignore: a marker attribute on the user's function object, which mypy types as a plain callable)
         func._fw_whitelisted = info  # type: ignore[attr-defined]
         if "." in func.__qualname__ and path is None:  # a method of a class: reached via run_method
             return func

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -29,6 +29,9 @@ from server.desk import DeskAssets
 from server.desk import routes as desk
 from server.middleware import EdgeMiddleware
 from server.routes import files, method, resource, v2
+
+if TYPE_CHECKING:
+    from socketio import AsyncServer
 
 log = logging.getLogger("fw.server")
 
@@ -71,7 +74,8 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     with contextlib.suppress(OSError):
         assets.mkdir(parents=True, exist_ok=True)
     routes.append(Mount("/assets", app=StaticFiles(directory=assets, check_dir=False), name="assets"))
-    sio = realtime.create_realtime(lambda: app.state.site, settings)
+    # (annotated: `lifespan` above uses it, and mypy cannot infer a name a closure reads before it is bound)
+    sio: AsyncServer = realtime.create_realtime(lambda: app.state.site, settings)
     middleware = [
         Middleware(EdgeMiddleware, sio=sio, max_bytes=settings.max_body_bytes),
     ]
@@ -89,7 +93,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
             allow_methods=["GET", "POST", "PUT", "DELETE", "PATCH", "OPTIONS"],
             allow_headers=["Authorization", "Content-Type", "X-Frappe-CSRF-Token", "X-Fw-CSRF-Token",
                            "X-Frappe-Site-Name", "X-Request-Id", "Accept-Language"]))
-    app = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={
+    app: Starlette = Starlette(routes=routes, middleware=middleware, lifespan=lifespan, exception_handlers={
         exc.FwError: errors.handle_fw_error,
         db.DriverError: errors.handle_driver_error,
         HTTPException: errors.handle_http_exception,

@@ -37,7 +37,7 @@ _CTX, _CALLER = "fw.ctx", "fw.caller"
 
 
 def site_of(request: Request) -> Site:
-    return request.app.state.site  # type: ignore[no-any-return]
+    return request.app.state.site
 
 
 def request_context(request: Request) -> Context | None:
@@ -53,7 +53,7 @@ def scope_user(scope: Scope) -> str | None:
 
 def request_caller(request: Request) -> Caller:
     """Who is calling (after `context_for`): the user, and the cookie session if there is one."""
-    return request.scope[_CALLER]  # type: ignore[no-any-return]
+    return request.scope[_CALLER]
 
 
 async def header_user(site: Site, header: str, ip: str | None) -> str:
@@ -136,7 +136,7 @@ async def context_for(request: Request) -> Context:
     scope = request.scope
     existing = scope.get(_CTX)
     if existing is not None:
-        return existing  # type: ignore[no-any-return]
+        return existing
     site = site_of(request)
     caller = await identify(request, site)
     await site.meta.refresh_if_stale()  # another process's Custom Field: at most one tiny read a second

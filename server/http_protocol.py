@@ -35,6 +35,7 @@ class HeaderTimeoutProtocol(HttpToolsProtocol):
             self._header_timer.cancel()
             self._header_timer = None
 
+    # (ignore: uvicorn's protocol narrows asyncio's BaseTransport to Transport the same way; the override follows it)
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
         self._arm()  # until the first request's headers are in

@@ -24,7 +24,7 @@ async def form_dict(request: Request) -> dict[str, Any]:
     scope = request.scope
     cached = scope.get(_FORM_DICT)
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     data, source = await _read_arguments(request)
     token = data.pop("csrf_token", None) if data else None  # read by the CSRF check, never an argument
     scope[_CSRF_FORM_TOKEN] = token if isinstance(token, str) else None
@@ -165,7 +165,7 @@ def raw_header(request: Request, name: bytes) -> str | None:
     On the hot path instead of `request.headers.get`, which raises and catches a KeyError per absent header."""
     for key, value in request.scope["headers"]:
         if key == name:
-            return value.decode("latin-1")  # type: ignore[no-any-return]
+            return value.decode("latin-1")
     return None
 
 

@@ -133,4 +133,4 @@ def create_realtime(site_getter: Any, settings: Any) -> socketio.AsyncServer:
 def attach_publisher(site: Site, sio: socketio.AsyncServer) -> None:
     """Without Redis, the engine publishes straight to this process's socket.io server."""
     if not site.settings.redis_url:
-        site.realtime = LocalPublisher(sio)  # type: ignore[attr-defined]
+        site.realtime = LocalPublisher(sio)

@@ -6,6 +6,7 @@ import datetime
 import decimal
 import json
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import orjson
@@ -52,7 +53,7 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def json_response(data: Any, status_code: int = 200, headers: dict[str, str] | None = None, *,
+def json_response(data: Any, status_code: int = 200, headers: Mapping[str, str] | None = None, *,
                   max_bytes: int | None = None) -> Response:
     """`data` as JSON; over `max_bytes` (FW_MAX_RESPONSE_BYTES, for success bodies) ResponseTooLargeError."""
     body = dumps(data)

@@ -32,6 +32,17 @@ RANDOM_SUFFIX_TRIES = 5
 
 
 class File(Document):
+    # the File doctype's fields, for the type checker: they live in `_data` (BaseDocument's
+    # __getattr__/__setattr__); bare annotations make no class attributes, so they stay fields
+    file_url: str | None
+    file_name: str | None
+    folder: str | None
+    is_private: int | None
+    content_hash: str | None
+    file_size: int | None
+    content_type: str | None
+    uploaded_url: str | None
+
     async def validate(self) -> None:
         if self.is_new():
             await self._prepare_new()

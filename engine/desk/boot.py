@@ -71,7 +71,7 @@ async def sysdefaults(ctx: Context) -> dict[str, Any]:
         value = stored.get(name)
         if value in (None, ""):
             value = field.default if field is not None else None
-        if field is not None and field.fieldtype == "Int" and value not in (None, ""):
+        if field is not None and field.fieldtype == "Int" and value is not None and value != "":
             value = int(value)
         out[name] = value
     out["time_zone"] = out.get("time_zone") or local_time_zone()

@@ -55,6 +55,7 @@ from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
+    from engine.documents.base import BaseDocument
     from engine.documents.document import Document
     from engine.meta.schema import DocFieldSchema, Meta
 
@@ -184,7 +185,7 @@ class _CoercePlan:
         self.fields = [(f, fieldtypes.coerce_value(f, None, doctype=meta.name)) for f in meta.value_fields
                        if f.fieldtype != "Password"]
 
-    def apply(self, doc: Document) -> None:
+    def apply(self, doc: BaseDocument) -> None:
         data = doc._data
         for f, empty in self.fields:
             value = data.get(f.fieldname)
@@ -209,7 +210,7 @@ async def _check_documents(ctx: Context, meta: Meta, docs: dict[int, Document], 
 
 async def _check_links(ctx: Context, docs: dict[int, Document], result: BulkInsertResult) -> None:
     """Every Link target exists (one query per target doctype); fills `fetch_from` fields."""
-    checks: list[tuple[int, Document, DocFieldSchema, str, str]] = []
+    checks: list[tuple[int, BaseDocument, DocFieldSchema, str, str]] = []
     wanted: dict[str, set[str]] = defaultdict(set)
     for index, doc in docs.items():
         for d in validation.all_docs(doc):
@@ -261,7 +262,7 @@ async def _check_links(ctx: Context, docs: dict[int, Document], result: BulkInse
         docs.pop(index, None)
 
 
-def _fetch(d: Document, fields: list[DocFieldSchema], row: dict[str, Any]) -> None:
+def _fetch(d: BaseDocument, fields: list[DocFieldSchema], row: dict[str, Any]) -> None:
     """`fetch_from` as `validation` applies it, for the fields that read this link."""
     for f in fields:
         source = (f.fetch_from or "").partition(".")[2]

@@ -37,6 +37,7 @@ def _locks(ctx: Context) -> weakref.WeakValueDictionary[tuple[str, str], asyncio
     locks = getattr(site, "_document_turns", None)
     if locks is None:  # one table per site (and so per event loop): locks disappear once nobody holds one
         locks = weakref.WeakValueDictionary()
+        # (ignore: a per-site table kept on the Site object without Site declaring it; see getattr above)
         site._document_turns = locks  # type: ignore[attr-defined]
     return locks
 

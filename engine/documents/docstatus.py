@@ -36,6 +36,7 @@ def coerce(value: object) -> int:
     if value in (None, ""):
         return 0
     try:
+        # (ignore: any value may come in; what int() refuses is the DataError below)
         status = int(value)  # type: ignore[call-overload]
     except (TypeError, ValueError):
         raise exc.DataError(_("docstatus must be 0, 1 or 2, not {0}", repr(value)[:40]), field="docstatus") from None

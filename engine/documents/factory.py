@@ -54,4 +54,4 @@ async def get_doc(ctx: Context, doctype: str | Mapping[str, Any], name: str | No
             return doc
         raise exc.DoesNotExistError(_("{0} {1} not found", _(doctype), name))
     cls = ctx.site.apps.controller(doctype)
-    return cls(meta, record, ctx=ctx, stored=True)  # type: ignore[no-any-return]
+    return cls(meta, record, ctx=ctx, stored=True)

@@ -119,8 +119,8 @@ async def set_name(op: Operation) -> None:
     if doc.get("amended_from") and meta.is_submittable:
         source_amended = await _check_amended_from(op)
         doc._data["name"] = naming.amended_name(doc.amended_from, is_amendment=source_amended)
-    elif callable(getattr(type(doc), "autoname", None)):
-        await _call(type(doc).autoname, doc)
+    elif callable(autoname := getattr(type(doc), "autoname", None)):
+        await _call(autoname, doc)
     elif not doc.get("name") or meta.autoname.lower() in ("prompt", "uuid"):
         doc._data["name"] = await naming.make_name(op.ctx, doc)
         op.counted_name = _counted(meta.autoname) and not (meta.autoname.lower() == "uuid" and doc.get("name"))

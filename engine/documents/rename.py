@@ -71,9 +71,9 @@ async def rename(ctx: Context, doctype: str, old: str, new: str, *, merge: bool 
         for linker, path in linking_paths(ctx.site.meta, doctype):
             linker_meta = ctx.meta(linker)
             if "." in path:
-                table, field = path.split(".", 1)
-                await store.update_many(ctx, linker_meta, {path: old}, {"$set": {f"{table}.$[row].{field}": new}},
-                                        array_filters=[{f"row.{field}": old}])
+                table_name, column = path.split(".", 1)
+                await store.update_many(ctx, linker_meta, {path: old}, {"$set": {f"{table_name}.$[row].{column}": new}},
+                                        array_filters=[{f"row.{column}": old}])
             else:
                 await store.update_many(ctx, linker_meta, {path: old}, {"$set": {path: new}})
         for linker, doctype_path, name_path in reference_paths(ctx.site.meta):

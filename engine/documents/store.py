@@ -39,7 +39,7 @@ def _unique_labels(meta: Meta) -> dict[str, str]:
 async def load(ctx: Context, meta: Meta, name: str, projection: dict[str, Any] | None = None) -> dict[str, Any] | None:
     # the hottest read: no context manager on the success path, errors translated on the way out
     try:
-        return await ctx.db.collection(meta.collection).find_one({"_id": name}, projection,  # type: ignore[no-any-return]
+        return await ctx.db.collection(meta.collection).find_one({"_id": name}, projection,
                                                                  session=ctx.read_session())
     except Exception as e:
         with db.translate_errors(meta.name):

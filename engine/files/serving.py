@@ -44,7 +44,7 @@ class ServedFile:
 def _document(ctx: Context, record: dict[str, Any]) -> Document:
     meta = ctx.meta("File")
     cls = ctx.site.apps.controller("File")
-    return cls(meta, record, ctx=ctx, stored=True)  # type: ignore[no-any-return]
+    return cls(meta, record, ctx=ctx, stored=True)
 
 
 async def resolve(ctx: Context, url: str) -> ServedFile:

@@ -68,4 +68,4 @@ def resolve(path: str) -> Callable[..., Any]:
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise exc.ValidationError(f"Cannot enqueue {path!r}: {module_path!r} has no function {attr!r}")
-    return fn  # type: ignore[no-any-return]
+    return fn

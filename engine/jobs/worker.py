@@ -36,7 +36,7 @@ log = logging.getLogger("fw.worker")
 CLAIM_LEASE = 60  # s: the lease from taking a job until fw_run_job sets the job's own
 LEASE_GRACE = 5.0  # s past a job's deadline before another worker may take it over
 LEASE_DELAY = 1.0  # s into a job before fw shortens the claim lease to the job's own
-SHUTDOWN_WAIT = 30.0  # s a stopping worker waits for its running jobs before handing them back
+SHUTDOWN_WAIT = 30  # s a stopping worker waits for its running jobs before handing them back
 CLOSE_WAIT = 10.0  # s closing a worker may take (it talks to Redis, which may be away)
 RECONNECT_MIN, RECONNECT_MAX = 1.0, 30.0  # s between tries to reach Redis again, doubling
 HEALTHY_AFTER = 60.0  # s a worker must have run for the next outage's backoff to start from RECONNECT_MIN
@@ -95,7 +95,9 @@ def build_worker(site: Site, queue: str, *, burst: bool = False, max_jobs: int =
     redis_settings.conn_retries = 0  # `_serve_queue` reconnects, with backoff and a log line
     redis_settings.conn_timeout = 2
     worker = Worker(
-        functions=[func(fw_run_job, name=ARQ_FUNCTION, timeout=MAX_TIMEOUT)],  # fw enforces each job's own
+        # MAX_TIMEOUT: fw enforces each job's own. (The ignore: arq's WorkerCoroutine protocol wants
+        # `(ctx, *args, **kwargs)`; fw_run_job takes exactly the one payload fw enqueues.)
+        functions=[func(fw_run_job, name=ARQ_FUNCTION, timeout=MAX_TIMEOUT)],  # type: ignore[arg-type]
         queue_name=queue_key(site.name, queue), redis_settings=redis_settings,
         ctx={"site": site}, burst=burst, max_jobs=max_jobs, handle_signals=False, poll_delay=0.1,
         keep_result=3600, max_tries=3, job_completion_wait=SHUTDOWN_WAIT, health_check_interval=30,

@@ -123,7 +123,7 @@ def _workflow(meta: Meta) -> dict[str, Any]:
         wf = workflow_for(meta.registry, meta.name) if meta.registry is not None else None
         cached = {} if wf is None else {"__workflow_docs": list(wf.records), "__workflow": desk_workflow(wf)}
         meta.bundle_cache["workflow"] = cached
-    return cached  # type: ignore[no-any-return]
+    return cached
 
 
 async def meta_stamps(ctx: Context, metas: list[Meta]) -> dict[str, dict[str, Any]]:
@@ -161,7 +161,7 @@ def _scripts(ctx: Context, meta: Meta) -> dict[str, str]:
         scripts = read_scripts(ctx.site.apps, meta.name)
         if not developer:
             meta.bundle_cache["scripts"] = scripts
-    return scripts  # type: ignore[no-any-return]
+    return scripts
 
 
 def read_scripts(apps: AppRegistry, doctype: str) -> dict[str, str]:
@@ -198,7 +198,7 @@ def _messages(meta: Meta, lang: str, scripts: dict[str, str], *, cache: bool) ->
     key = ("messages", lang)
     cached = meta.bundle_cache.get(key) if cache else None
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     out: dict[str, str] = {}
     for source, context in _sources(meta, scripts, cache=cache):
         translated = translate(source, lang, context or None)
@@ -213,7 +213,7 @@ def _sources(meta: Meta, scripts: dict[str, str], *, cache: bool) -> set[tuple[s
     """(source, context) of every string the Desk shows for the doctype (the same in every language)."""
     cached = meta.bundle_cache.get("message_sources") if cache else None
     if cached is not None:
-        return cached  # type: ignore[no-any-return]
+        return cached
     texts = [meta.name, (meta.schema.model_extra or {}).get("description")]
     wf = workflow_for(meta.registry, meta.name) if meta.registry is not None else None
     if wf is not None:

@@ -234,9 +234,9 @@ def _time(field: DocFieldSchema, value: Any, doctype: str) -> str:
         minutes, second = divmod(value.seconds, 60)
         moment = time(minutes // 60, minutes % 60, second, value.microseconds)
     elif isinstance(value, str) and (match := _TIME_STR.fullmatch(value.strip())):
-        hour, minute, second, fraction = match.groups()
+        hours, mins, secs, fraction = match.groups()
         try:
-            moment = time(int(hour), int(minute), int(second or 0), int((fraction or "0").ljust(6, "0")))
+            moment = time(int(hours), int(mins), int(secs or 0), int((fraction or "0").ljust(6, "0")))
         except ValueError:
             moment = None
     if moment is None:

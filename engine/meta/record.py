@@ -39,7 +39,7 @@ def doctype_record(meta: Meta) -> dict[str, Any]:
     record = meta.bundle_cache.get("record")
     if record is None:
         record = meta.bundle_cache["record"] = _build(meta)
-    return record  # type: ignore[no-any-return]
+    return record
 
 
 def record_hash(meta: Meta) -> str:
@@ -48,7 +48,7 @@ def record_hash(meta: Meta) -> str:
     if digest is None:
         payload = orjson.dumps([RECORD_FORMAT, doctype_record(meta)], option=orjson.OPT_SORT_KEYS)
         digest = meta.bundle_cache["record_hash"] = hashlib.sha256(payload).hexdigest()
-    return digest  # type: ignore[no-any-return]
+    return digest
 
 
 def _build(meta: Meta) -> dict[str, Any]:

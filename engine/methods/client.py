@@ -15,7 +15,7 @@ from engine.documents import concurrency
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.documents.rename import rename
-from engine.meta.schema import Meta
+from engine.meta.schema import DocFieldSchema, Meta
 from engine.methods import expand as expansion
 from engine.methods.args import bool_arg, document_ref, json_arg
 from engine.query import listing
@@ -107,7 +107,7 @@ async def list_rows(ctx: Context, doctype: str, *, fields: Any = None, filters: 
     route asks for `drop_nulls` (Frappe's v1 responses leave nulls out). `expand` names Link fields
     whose values become the linked documents (engine.methods.expand). `capped=False` leaves the page
     length as given (a caller that capped it itself, such as v2's list asking one row more)."""
-    link_fields = []
+    link_fields: list[DocFieldSchema] = []
     if expand:
         fields, link_fields = await expansion.expand_for_list(ctx, doctype, expand, fields, as_dict)
     rows = await listing.get_list(

@@ -18,7 +18,7 @@ def _report(ctx: Context, report_name: str) -> reports.ReportDef:
     report = ctx.site.apps.reports.get(report_name)
     if report is None:
         raise exc.DoesNotExistError(_("Report {0} not found", report_name))
-    return report  # type: ignore[no-any-return]
+    return report
 
 
 @whitelist(path="fw.desk.query_report.run")

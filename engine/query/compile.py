@@ -206,6 +206,7 @@ class FieldSpec:
         """(output key, stored key) of each column when every column is a plain field, else None."""
         if self.row_fields or any(c.child is not None or c.func is not None or c.field is None for c in self.columns):
             return None
+        # (ignore: the `any(...)` above rules out `c.field is None`, which mypy cannot see through)
         return tuple((c.key, "_id" if c.field == "name" else c.field) for c in self.columns)  # type: ignore[misc]
 
     def empty_row(self) -> dict[str, Any]:

@@ -161,7 +161,7 @@ def _fingerprint(site: Site) -> Any:
         meta = site.meta.get(name)
         doctypes.append((name, tuple((f.fieldname, f.fieldtype, f.options, f.reqd, f.read_only, f.length,
                                       f.non_negative, repr(f.default), f.label, f.description) for f in meta.fields)))
-    methods = tuple((path, id(info.fn), info.methods, info.allow_guest)
+    methods: tuple[tuple[Any, ...], ...] = tuple((path, id(info.fn), info.methods, info.allow_guest)
                     for path, info in sorted(whitelisted.registered().items()))
     methods += tuple(sorted(site.apps.override_whitelisted_methods.items()))
     return hash((tuple(doctypes), methods))
@@ -180,7 +180,7 @@ def openapi_bytes(site: Site) -> bytes:
 
 def openapi_document(site: Site) -> dict[str, Any]:
     """The (cached) document, parsed afresh (the caller may change it)."""
-    return orjson.loads(openapi_bytes(site))  # type: ignore[no-any-return]
+    return orjson.loads(openapi_bytes(site))
 
 
 async def openapi_json(request: Request) -> Response:

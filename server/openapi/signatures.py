@@ -9,6 +9,7 @@ import typing
 from typing import Any
 
 from pydantic import TypeAdapter
+from pydantic.json_schema import JsonSchemaMode
 
 from engine.documents.document import Document
 from server.openapi.doctypes import TEXT
@@ -24,11 +25,11 @@ class Schemas:
     def __init__(self, components: dict[str, Any]) -> None:
         self.components = components
 
-    def of(self, annotation: Any, *, mode: str) -> dict[str, Any]:
+    def of(self, annotation: Any, *, mode: JsonSchemaMode) -> dict[str, Any]:
         if annotation is Any or annotation is inspect.Parameter.empty:
             return {}
         try:
-            schema = TypeAdapter(annotation).json_schema(mode=mode,  # type: ignore[arg-type]
+            schema = TypeAdapter(annotation).json_schema(mode=mode,
                                                          ref_template="#/components/schemas/py.{model}")
         except Exception:  # a type pydantic cannot describe: say nothing rather than something wrong
             return {}

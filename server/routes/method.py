@@ -135,7 +135,8 @@ async def legacy_cmd(request: Request) -> Response:
         if ctype == "application/x-www-form-urlencoded":
             value = (await urlencoded_fields(request)).get("cmd")
         elif ctype == "multipart/form-data":
-            value = (await request.form()).get("cmd")
+            form_value = (await request.form()).get("cmd")  # an UploadFile is no command
+            value = form_value if isinstance(form_value, str) else None
         else:  # a JSON body, as Frappe's form_dict reads it (frappe-js-sdk's forgetPassword posts {"cmd": ...})
             try:
                 parsed = orjson.loads(await request.body() or b"null")

@@ -3,7 +3,7 @@ reorder, delete, saved), `fetch_from` when a Link changes, "Create a new <Doctyp
 `depends_on` / `mandatory_depends_on` / `read_only_depends_on`, and Duration, Rating, Text Editor
 (sanitised), Attach Image, Dynamic Link; permlevel; the sidebar. The field rules and the extra controls
 come from Custom Fields added to Warehouse Violation Type for this module (and removed afterwards; a
-Custom Field cannot be a table, so Table MultiSelect has node tests only)."""
+Custom Field cannot be a table: Table MultiSelect is in test_browser_form_fixture_app)."""
 
 from __future__ import annotations
 
