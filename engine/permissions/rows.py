@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from engine import exceptions as exc
 from engine.callables import call_with_supported
 from engine.documents import store, tree
-from engine.permissions import core_rules
+from engine.permissions.core_rules import rule_for as core_rule_for
 from engine.query.ast import And, Cond, Node, Op
 from engine.query.compile import compile_filter, tree_targets
 from engine.query.parse import parse_filters
@@ -39,7 +39,7 @@ async def build_row_filter(ctx: Context, meta: Meta, *, owner_only: bool) -> Nod
         node = parse_filters(meta, result, child_meta=ctx.meta)
         if node is not None:
             parts.append(node)
-    rule = core_rules.rule_for(meta.name)  # a core doctype's own rule (File), already a filter AST
+    rule = core_rule_for(meta.name)  # a core doctype's own rule (File), already a filter AST
     if rule is not None and (node := await rule.query_conditions(ctx, meta)) is not None:
         parts.append(node)
     if not parts:
