@@ -45,9 +45,11 @@ LIST_QS = ('?filters=[["status","=","Open"],["posted",">=","2026-03-01"]]'
            '&fields=["name","title","status","posted","qty"]&order_by=posted%20desc&limit_page_length=20')
 
 
-async def seed(url: str, rows: int) -> tuple[list[str], str]:
-    settings = Settings(root_dir=ROOT, mongo_url=url, db_name=DB_NAME)
-    site = Site(settings, db.connect(url, DB_NAME), registry_from_settings(settings))
+async def fresh_site(url: str, db_name: str) -> tuple[Site, str]:
+    """A new bench database (schema, bootstrap) and the Authorization header of a System Manager's
+    API key (not Administrator, so permission checks run)."""
+    settings = Settings(root_dir=ROOT, mongo_url=url, db_name=db_name, admin_password="bench-admin-1")
+    site = Site(settings, db.connect(url, db_name), registry_from_settings(settings))
     await site.db.drop()
     await sync_schema(site)
     await ensure_bootstrap(site)
@@ -56,6 +58,11 @@ async def seed(url: str, rows: int) -> tuple[list[str], str]:
         await new_doc(ctx, "User", email="bench@example.com", first_name="Bench",
                       roles=[{"role": "System Manager"}]).insert()
     keys = await auth.generate_keys_for(site, "bench@example.com")
+    return site, f"token {keys['api_key']}:{keys['api_secret']}"
+
+
+async def seed(url: str, rows: int) -> tuple[list[str], str]:
+    site, auth_header = await fresh_site(url, DB_NAME)
     coll = site.db.collection("bench_record")
     names: list[str] = []
     batch = []
@@ -74,7 +81,7 @@ async def seed(url: str, rows: int) -> tuple[list[str], str]:
     if batch:
         await coll.insert_many(batch)
     await site.db.close()
-    return names, f"token {keys['api_key']}:{keys['api_secret']}"
+    return names, auth_header
 
 
 def lua_scripts(folder: Path, names: list[str], auth_header: str | None) -> dict[str, Path]:

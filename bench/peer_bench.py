@@ -34,16 +34,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
-from bench.http_bench import run_wrk, start, stop, wait_ready  # noqa: E402
-from engine import auth, db, embedded  # noqa: E402
-from engine.context import unit_of_work  # noqa: E402
-from engine.core.bootstrap import ensure_bootstrap  # noqa: E402
-from engine.documents.factory import new_doc  # noqa: E402
-from engine.loader import registry_from_settings  # noqa: E402
-from engine.migrate import sync_schema  # noqa: E402
+from bench.http_bench import fresh_site, run_wrk, start, stop, wait_ready  # noqa: E402
+from engine import embedded  # noqa: E402
 from engine.naming import hash_name  # noqa: E402
-from engine.settings import Settings  # noqa: E402
-from engine.site import Site  # noqa: E402
 
 DB_NAME = "fw_peer_bench"
 COMPANIES = [f"Company {i}" for i in range(5)]
@@ -54,16 +47,7 @@ OPERATIONS = (("GET one by name", "get_one"), ("GET list (company, value >, fiel
 
 
 async def seed(url: str, rows: int) -> tuple[list[str], str]:
-    settings = Settings(root_dir=ROOT, mongo_url=url, db_name=DB_NAME, admin_password="bench-admin-1")
-    site = Site(settings, db.connect(url, DB_NAME), registry_from_settings(settings))
-    await site.db.drop()
-    await sync_schema(site)
-    await ensure_bootstrap(site)
-    ctx = site.context("Administrator")
-    async with unit_of_work(ctx):
-        await new_doc(ctx, "User", email="bench@example.com", first_name="Bench",
-                      roles=[{"role": "System Manager"}]).insert()
-    keys = await auth.generate_keys_for(site, "bench@example.com")
+    site, auth_header = await fresh_site(url, DB_NAME)
     names = [hash_name() for _ in range(rows)]
     stamp = "2026-01-01 00:00:00.000000"
     await site.db.collection("bench_score").insert_many([
@@ -73,7 +57,7 @@ async def seed(url: str, rows: int) -> tuple[list[str], str]:
          "creation": stamp, "modified": stamp, "modified_by": "Administrator", "docstatus": 0, "idx": 0}
         for i, name in enumerate(names)])
     await site.db.close()
-    return names, f"token {keys['api_key']}:{keys['api_secret']}"
+    return names, auth_header
 
 
 def lua_scripts(folder: Path, names: list[str], auth_header: str | None) -> dict[str, Path]:
