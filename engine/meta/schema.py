@@ -263,6 +263,11 @@ class Meta:
         registry = self.registry
         return registry is not None and any(registry.get(t.options or "").has_permlevels for t in self.table_fields)
 
+    @cached_property
+    def field_labels(self) -> dict[str, str]:
+        """Fieldname to label, for the errors a write may raise (built once, not per write)."""
+        return {f.fieldname: f.display_label for f in self.fields if f.fieldname}
+
     def get_field(self, fieldname: str) -> DocFieldSchema | None:
         return self.by_name.get(fieldname)
 
