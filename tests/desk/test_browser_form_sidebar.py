@@ -51,6 +51,9 @@ def test_comments_are_added_edited_and_deleted_by_their_author_only(
     page.goto(f"/app/warehouse-violation/{draft['name']}")
     expect(sidebar(page)).to_contain_text(re.compile(r"Created by Warehouse Manager · just now"))
     expect(sidebar(page)).to_contain_text(re.compile(r"Last edited by Warehouse Manager · just now"))
+    created = sidebar(page).locator("time").first  # the date and time in the system's format
+    expect(created).to_have_attribute("title", re.compile(r"^\d{2}[-./]\d{2}[-./]\d{4} \d{2}:\d{2}(:\d{2})?$"))
+    expect(created).to_have_attribute("datetime", draft["creation"])
     expect(sidebar(page).get_by_role("button", name="Add comment", exact=True)).to_be_disabled()  # nothing typed
     add_comment(page, "Scan checked: <b>late</b> & <script>alert(1)</script>\nsecond line")
     mine = comment(page, "Scan checked")

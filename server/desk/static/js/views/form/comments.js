@@ -6,7 +6,7 @@
 import { call } from "../../api.js";
 import { boot } from "../../boot.js";
 import { renderSanitized, sanitize } from "../../controls/sanitize.js";
-import { timeAgo } from "../../format.js";
+import { formatDatetime, timeAgo } from "../../format.js";
 import { __ } from "../../i18n.js";
 import { html, useId, useState } from "../../lib/html.js";
 import { confirmDialog } from "../../ui/confirm.js";
@@ -104,7 +104,7 @@ export function CommentEntry({ frm, comment, fullName }) {
 		await send(frm, "fw.desk.form.utils.delete_comment", { name: comment.name });
 	}
 	return html`<li class="timeline-comment">
-		<p class="comment-head">${__("{0} commented", [author])} · <time datetime=${comment.creation}>${timeAgo(comment.creation)}</time></p>
+		<p class="comment-head">${__("{0} commented", [author])} · <time datetime=${comment.creation} title=${formatDatetime(comment.creation)}>${timeAgo(comment.creation)}</time></p>
 		${editing
 			? html`<${CommentEditor} frm=${frm} comment=${comment} onDone=${() => setEditing(false)} />`
 			: html`<div class="comment-content">${renderSanitized(sanitize(comment.content))}</div>`}

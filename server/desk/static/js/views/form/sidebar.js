@@ -1,7 +1,7 @@
-// The form's sidebar (desk.md §4): who created and last changed the document and when, its
-// attachments (attachments.js) and its timeline of versions and comments (timeline.js). Every value
-// is text.
-import { timeAgo } from "../../format.js";
+// The form's sidebar (desk.md §4): who created and last changed the document and when (the age; the
+// date and time in the system's format as its title), its attachments (attachments.js) and its
+// timeline of versions and comments (timeline.js). Every value is text.
+import { formatDatetime, timeAgo } from "../../format.js";
 import { __ } from "../../i18n.js";
 import { html } from "../../lib/html.js";
 import { Attachments } from "./attachments.js";
@@ -19,10 +19,10 @@ export function FormSidebar({ frm }) {
 	return html`<aside class="form-sidebar" aria-label=${__("Document information")}>
 		<section class="sidebar-part">
 			${doc.owner
-				? html`<p>${__("Created by {0}", [name(doc.owner)])} · <time datetime=${doc.creation} title=${doc.creation}>${timeAgo(doc.creation)}</time></p>`
+				? html`<p>${__("Created by {0}", [name(doc.owner)])} · <time datetime=${doc.creation} title=${formatDatetime(doc.creation)}>${timeAgo(doc.creation)}</time></p>`
 				: null}
 			${doc.modified_by
-				? html`<p>${__("Last edited by {0}", [name(doc.modified_by)])} · <time datetime=${doc.modified} title=${doc.modified}>${timeAgo(doc.modified)}</time></p>`
+				? html`<p>${__("Last edited by {0}", [name(doc.modified_by)])} · <time datetime=${doc.modified} title=${formatDatetime(doc.modified)}>${timeAgo(doc.modified)}</time></p>`
 				: null}
 		</section>
 		<${Attachments} frm=${frm} canChange=${canChange} />

@@ -2,7 +2,7 @@
 // the fields the user may read) and its comments (`docinfo.comments`), newest first, with a box to
 // add a comment. Every value is text (a comment's HTML is sanitised). `versionLines` and
 // `timelineEntries` are pure (`node --test` covers them).
-import { timeAgo, formatValue } from "../../format.js";
+import { formatDatetime, formatValue, timeAgo } from "../../format.js";
 import { __ } from "../../i18n.js";
 import { html } from "../../lib/html.js";
 import { fieldLabel, getField } from "../../meta.js";
@@ -69,7 +69,7 @@ export function Timeline({ frm, fullName }) {
 							? html`<${CommentEntry} key=${entry.key} frm=${frm} comment=${entry.item} fullName=${fullName} />`
 							: html`<li key=${entry.key} class="timeline-version">
 									${versionLines(entry.item, frm.meta, fullName).map((line) => html`<p>${line}</p>`)}
-									<time datetime=${entry.item.creation}>${timeAgo(entry.item.creation)}</time>
+									<time datetime=${entry.item.creation} title=${formatDatetime(entry.item.creation)}>${timeAgo(entry.item.creation)}</time>
 								</li>`,
 					)}
 				</ol>`
