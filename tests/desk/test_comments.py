@@ -1,7 +1,8 @@
 """Comments over HTTP (desk.md §4's timeline, issue 14 point 4): whoever may read a document comments
 on it; comments come with the form's docinfo; the author alone edits or deletes one (a System Manager
 may delete any); the parent's permission decides, for adding and for changing; bad input changes
-nothing. Frappe's paths (`frappe.desk.form.utils.add_comment`) work too."""
+nothing; a deleted document takes its comments with it. Frappe's paths
+(`frappe.desk.form.utils.add_comment`) work too."""
 
 from __future__ import annotations
 
