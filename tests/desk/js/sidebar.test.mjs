@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import { loadBoot } from "../../../server/desk/static/js/boot.js";
 import { htmlToText, textToHtml } from "../../../server/desk/static/js/views/form/comments.js";
-import { timelineEntries } from "../../../server/desk/static/js/views/form/timeline.js";
+import { moreComments, timelineEntries } from "../../../server/desk/static/js/views/form/timeline.js";
 import { formatBytes, sizeError } from "../../../server/desk/static/js/upload.js";
 
 test("a typed comment becomes escaped HTML, and back", () => {
@@ -22,6 +22,9 @@ test("the timeline mixes versions and comments, newest first", () => {
 	const comments = [{ name: "c1", creation: "2026-01-01 12:00:00.000000" }, { name: "c2", creation: "2026-01-03 08:00:00.000000" }];
 	assert.deepEqual(timelineEntries(versions, comments).map((e) => e.key), ["c-c2", "v-v2", "c-c1", "v-v1"]);
 	assert.deepEqual(timelineEntries(undefined, null), []);
+	assert.equal(moreComments({ comments: [{}, {}], total_comments: 2 }), null);
+	assert.equal(moreComments({ comments: [{}, {}], total_comments: 130 }), "The newest 2 of 130 comments are shown");
+	assert.equal(moreComments({}), null);
 });
 
 test("uploads over the limit are refused before they are sent", () => {

@@ -2,7 +2,7 @@
 // document comments on it; the author alone sees Edit and Delete on a comment (the server refuses
 // anyone else). The box takes plain text, stored as HTML (Frappe's comments are HTML: a paragraph,
 // lines broken with <br>); a comment is shown sanitised (controls/sanitize.js), never parsed as
-// markup. `textToHtml` and `htmlToText` are pure (`node --test` covers them).
+// markup. Editing a comment written as richer HTML elsewhere keeps its text, not its formatting. `textToHtml` and `htmlToText` are pure (`node --test` covers them).
 import { call } from "../../api.js";
 import { boot } from "../../boot.js";
 import { renderSanitized, sanitize } from "../../controls/sanitize.js";

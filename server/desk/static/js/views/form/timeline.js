@@ -1,7 +1,7 @@
 // The form's timeline (desk.md §4): the document's versions (`docinfo.versions`, cut by the server to
 // the fields the user may read) and its comments (`docinfo.comments`), newest first, with a box to
-// add a comment. Every value is text (a comment's HTML is sanitised). `versionLines` and
-// `timelineEntries` are pure (`node --test` covers them).
+// add a comment. Every value is text (a comment's HTML is sanitised). `versionLines`,
+// `timelineEntries` and `moreComments` are pure (`node --test` covers them).
 import { formatDatetime, formatValue, timeAgo } from "../../format.js";
 import { __ } from "../../i18n.js";
 import { html } from "../../lib/html.js";
@@ -56,9 +56,18 @@ export function timelineEntries(versions = [], comments = []) {
 	return entries.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));
 }
 
+/** A note when the server sent only the newest of the comments (`total_comments` counts them all),
+ * else null. Pure. */
+export function moreComments(docinfo) {
+	const shown = Array.isArray(docinfo && docinfo.comments) ? docinfo.comments.length : 0;
+	const total = Number(docinfo && docinfo.total_comments) || 0;
+	return total > shown ? __("The newest {0} of {1} comments are shown", [shown, total]) : null;
+}
+
 export function Timeline({ frm, fullName }) {
 	const docinfo = frm.docinfo || {};
 	const entries = timelineEntries(docinfo.versions, docinfo.comments);
+	const note = moreComments(docinfo);
 	return html`<section class="sidebar-part" aria-labelledby="form-timeline">
 		<h2 class="sidebar-head" id="form-timeline">${__("Activity")}</h2>
 		<${CommentBox} frm=${frm} />
@@ -74,5 +83,6 @@ export function Timeline({ frm, fullName }) {
 					)}
 				</ol>`
 			: null}
+		${note ? html`<p class="sidebar-empty">${note}</p>` : null}
 	</section>`;
 }
