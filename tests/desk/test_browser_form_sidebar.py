@@ -2,7 +2,8 @@
 and delete one's own; no Edit or Delete on another's, and the server refuses a forged request),
 interleaved with the versions; who created and last changed the document; attachments uploaded with
 a progress bar, opened and removed; an upload over the limit refused before it is sent (and by the
-server, 413); the timeline without changes to fields the user may not read; a German user's sidebar."""
+server, 413), in an Attach field too; the timeline without changes to fields the user may not read; a
+German user's sidebar."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from playwright.sync_api import Locator, Page, Request, Route, expect
 
 from tests.desk.browser import DEMO_USERS, DeskServer
 from tests.desk.test_browser_form import new_draft
+from tests.desk.test_browser_form_controls import custom_fields  # noqa: F401  (the module's Custom Fields: Photo)
 from tests.desk.test_browser_german import german_user
 from tests.desk.test_browser_list import api_rows
 
@@ -193,6 +195,23 @@ def test_an_upload_over_the_limit_is_refused_before_it_is_sent(page: Page, login
     assert r.status == 413, (r.status, r.text()[:300])
     page.reload()
     expect(sidebar(page)).to_contain_text("No attachments")
+
+
+@pytest.mark.usefixtures("custom_fields")
+def test_an_attach_field_refuses_a_file_over_the_limit_too(page: Page, login_as: Callable[..., None]) -> None:
+    login_as("Administrator")
+    page.goto("/app/warehouse-violation-type/new")
+    limit = int(page.evaluate("JSON.parse(document.getElementById('fw-boot').textContent).max_file_size"))
+    uploads: list[Request] = []
+    page.on("request", lambda request: uploads.append(request) if "upload_file" in request.url else None)
+    page.get_by_label("Photo").set_input_files(
+        {"name": "huge.png", "mimeType": "image/png", "buffer": b"\x89PNG" + b"x" * limit})
+    dialog = page.get_by_role("dialog", name="File too large")
+    expect(dialog).to_contain_text("huge.png is")
+    dialog.get_by_role("button").first.click()
+    assert uploads == []
+    expect(page.get_by_role("link", name="huge.png")).to_have_count(0)
+    expect(page.get_by_label("Photo")).to_be_enabled()
 
 
 @pytest.fixture
