@@ -77,6 +77,13 @@ def test_comments_are_added_edited_and_deleted_by_their_author_only(
     edited = comment(page, "Scan checked again")
     expect(edited.locator(".comment-content")).to_have_text("Scan checked again")
     name = _comment_name(desk_server, draft["name"], "Scan checked again")
+    # a later change comes above the comment: versions and comments by time
+    page.get_by_label("Description").fill("second words")
+    page.get_by_role("button", name="Save").click()
+    entries = timeline(page).get_by_role("listitem")
+    expect(entries.first).to_contain_text("Warehouse Manager changed Description from first words to second words")
+    expect(entries.nth(1)).to_contain_text("Scan checked again")
+    expect(entries.last).to_contain_text("Warehouse Manager created this")
 
     # another user: sees the comment, has no Edit or Delete on it, and the server refuses forged calls
     page.context.clear_cookies()
