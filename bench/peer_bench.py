@@ -46,8 +46,8 @@ OPERATIONS = (("GET one by name", "get_one"), ("GET list (company, value >, fiel
               ("PUT one field (no modified)", "update"), ("POST create", "create"))
 
 
-async def seed(url: str, rows: int) -> tuple[list[str], str]:
-    site, auth_header = await fresh_site(url, DB_NAME)
+async def seed(url: str, rows: int, db_name: str = DB_NAME) -> tuple[list[str], str]:
+    site, auth_header = await fresh_site(url, db_name)
     names = [hash_name() for _ in range(rows)]
     stamp = "2026-01-01 00:00:00.000000"
     await site.db.collection("bench_score").insert_many([

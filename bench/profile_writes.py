@@ -1,6 +1,6 @@
 """Where a write's time goes: the database commands one request issues and fw's own CPU per request.
 
-    python bench/profile_writes.py [--requests 2000] [--top 30] [--op update|create|get_one]
+    python bench/profile_writes.py [--requests 2000] [--top 30] [--op update|create|get_one|get_list]
 
 Starts a private durable mongod (a single-node replica set, as the benches use), seeds the peer
 benchmark's `Bench Score` documents, and drives the real Starlette app in this process (ASGI, no
@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT.parent))
 
 import httpx  # noqa: E402
 
-from bench.peer_bench import DB_NAME, seed  # noqa: E402
+from bench.peer_bench import DB_NAME, LIST_PATH, seed  # noqa: E402
 from engine import embedded  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from server.app import create_app  # noqa: E402
@@ -48,6 +48,8 @@ def request_for(op: str, names: list[str], i: int) -> tuple[str, str, dict[str, 
         return "POST", "/api/resource/Bench%20Score", {
             "employee_name": f"New {i}", "company": "Company 1", "branch": "Branch 3",
             "employee_number": f"N-{i}", "date": "2026-05-05", "value": i % 100, "status": "Open"}
+    if op == "get_list":
+        return "GET", LIST_PATH, None
     return "GET", f"/api/resource/Bench%20Score/{random.choice(names)}", None
 
 
@@ -150,5 +152,5 @@ if __name__ == "__main__":
     parser.add_argument("--top", type=int, default=30)
     parser.add_argument("--areas", type=int, default=25, help="how many packages/modules to list")
     parser.add_argument("--callers", nargs="*", default=[], help="print the callers of functions matching these")
-    parser.add_argument("--op", choices=("update", "create", "get_one"), default="update")
+    parser.add_argument("--op", choices=("update", "create", "get_one", "get_list"), default="update")
     asyncio.run(main(parser.parse_args()))
