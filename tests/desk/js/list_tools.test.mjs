@@ -105,5 +105,6 @@ test("the awesome bar offers lists, new documents and reports the user may use",
 	assert.deepEqual(commandsFor("role", boot, { slug, labels }), []); // not readable
 	assert.deepEqual(commandsFor("  ", boot, { slug, labels }), []);
 	assert.deepEqual(commandsFor("system", boot, { slug, labels }).map((c) => c.label), ["System Settings"]);
+	assert.deepEqual(commandsFor("new employ", boot, { slug, labels }).map((c) => c.label), ["New Mitarbeiter"]);
 	assert.deepEqual(searchDoctypes(boot), ["Employee"]);
 });

@@ -1,6 +1,6 @@
 // What the awesome bar offers for a text, from the boot alone (Frappe's awesome bar): the lists of
 // the doctypes the user may read whose name or label contains the text ("Employee List"), "New
-// <Doctype>" where the user may create, and the reports the user may run; the documents found by
+// <Doctype>" where the user may create ("new <text>" offers only those), and the reports the user may run; the documents found by
 // name come from the server (awesome_bar.js). Pure: `node --test` covers it.
 import { listUrl, newFormUrl } from "../routes.js";
 
@@ -13,7 +13,13 @@ function matches(text, ...candidates) {
 
 /** `[{key, label, url}]` for `text`: lists, then new documents, then reports; `labels` make the
  * translated texts ({list(label), new(label), report(label)}). */
-export function commandsFor(text, boot, { slug, labels }) {
+export function commandsFor(text, boot, { slug, labels, newWord = "new" }) {
+	// "new warehouse" (or the translated word for new): only the new documents
+	const prefix = `${String(newWord).toLowerCase()} `;
+	if (newWord && text.trim().toLowerCase().startsWith(prefix)) {
+		return commandsFor(text.trim().slice(prefix.length), boot, { slug, labels, newWord: null })
+			.filter((c) => c.key.startsWith("new:"));
+	}
 	const out = [];
 	const doctypes = Object.entries(boot.doctypes || {});
 	const readable = (name) => Boolean((boot.rights || {})[name] && boot.rights[name].read);

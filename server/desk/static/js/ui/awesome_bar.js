@@ -45,7 +45,7 @@ export function AwesomeBar() {
 	const [open, setOpen] = useState(false);
 	const [active, setActive] = useState(-1);
 	const input = useRef(null);
-	const commands = text.trim() ? commandsFor(text, boot, { slug, labels: LABELS }) : [];
+	const commands = text.trim() ? commandsFor(text, boot, { slug, labels: LABELS, newWord: __("New") }) : [];
 	const options = [...commands, ...docs];
 
 	useEffect(() => {
