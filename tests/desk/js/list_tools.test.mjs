@@ -93,14 +93,14 @@ test("the awesome bar offers lists, new documents and reports the user may use",
 		sidebar: [{ items: [{ type: "doctype", name: "Employee" }, { type: "report", name: "Employee Score Report",
 			label: "Employee Score Report", route: "/app/query-report/Employee%20Score%20Report" }] }],
 	};
-	const labels = { list: (l) => `${l} List`, new: (l) => `New ${l}`, report: (l) => `${l} Report` };
+	const labels = { list: (l) => `${l} List`, new: (l) => `New ${l}`, report: "Report" };
 	const slug = (d) => d.toLowerCase().replace(/ /g, "-");
 	const found = commandsFor("employ", boot, { slug, labels });
 	assert.deepEqual(found.map((c) => [c.label, c.url]), [
 		["Mitarbeiter List", "/app/employee"],
 		["Employee Score List", "/app/employee-score"],
 		["New Mitarbeiter", "/app/employee/new"],
-		["Employee Score Report Report", "/app/query-report/Employee%20Score%20Report"],
+		["Employee Score Report", "/app/query-report/Employee%20Score%20Report"],
 	]);
 	assert.deepEqual(commandsFor("role", boot, { slug, labels }), []); // not readable
 	assert.deepEqual(commandsFor("  ", boot, { slug, labels }), []);

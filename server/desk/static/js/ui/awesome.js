@@ -11,8 +11,8 @@ function matches(text, ...candidates) {
 	return needle !== "" && candidates.some((c) => c && String(c).toLowerCase().includes(needle));
 }
 
-/** `[{key, label, url}]` for `text`: lists, then new documents, then reports; `labels` make the
- * translated texts ({list(label), new(label), report(label)}). */
+/** `[{key, label, description, url}]` for `text`: lists, then new documents, then reports; `labels`
+ * are the translated texts ({list(label), new(label), report: the word}). */
 export function commandsFor(text, boot, { slug, labels, newWord = "new" }) {
 	// "new warehouse" (or the translated word for new): only the new documents
 	const prefix = `${String(newWord).toLowerCase()} `;
@@ -48,7 +48,7 @@ export function commandsFor(text, boot, { slug, labels, newWord = "new" }) {
 	for (const section of boot.sidebar || []) {
 		for (const item of section.items || []) {
 			if (item.type === "report" && matches(text, item.name, item.label)) {
-				out.push({ key: `report:${item.name}`, label: labels.report(item.label || item.name), url: item.route });
+				out.push({ key: `report:${item.name}`, label: item.label || item.name, description: labels.report, url: item.route });
 			}
 		}
 	}

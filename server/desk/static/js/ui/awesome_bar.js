@@ -13,11 +13,9 @@ import { commandsFor, searchDoctypes } from "./awesome.js";
 
 export const DEBOUNCE_MS = 200;
 const DOCS_PER_DOCTYPE = 3;
-const LABELS = {
-	list: (label) => __("{0} List", [label]),
-	new: (label) => __("New {0}", [label]),
-	report: (label) => __("{0} Report", [label]),
-};
+function labels() {
+	return { list: (label) => __("{0} List", [label]), new: (label) => __("New {0}", [label]), report: __("Report") };
+}
 
 function doctypeLabel(doctype) {
 	return ((boot.doctypes || {})[doctype] || {}).label || doctype;
@@ -45,7 +43,7 @@ export function AwesomeBar() {
 	const [open, setOpen] = useState(false);
 	const [active, setActive] = useState(-1);
 	const input = useRef(null);
-	const commands = text.trim() ? commandsFor(text, boot, { slug, labels: LABELS, newWord: __("New") }) : [];
+	const commands = text.trim() ? commandsFor(text, boot, { slug, labels: labels(), newWord: __("New") }) : [];
 	const options = [...commands, ...docs];
 
 	useEffect(() => {
