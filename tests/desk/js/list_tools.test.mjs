@@ -45,6 +45,10 @@ test("a condition is made from what was typed, or none while something is missin
 test("filterable fields leave out layout and hidden fields", () => {
 	const meta = { fields: [date, { fieldname: "sb", fieldtype: "Section Break" }, { fieldname: "h", fieldtype: "Data", hidden: 1 }] };
 	assert.deepEqual(filterableFields(meta).map((f) => f.fieldname), ["name", "date", "owner", "creation", "modified"]);
+	const flow = { fields: [{ fieldname: "ws", fieldtype: "Link", options: "Workflow State", hidden: 1 }],
+		__workflow: { field: "ws", states: [{ state: "Draft" }, { state: "Done" }] } };
+	const ws = filterableFields(flow)[1];
+	assert.deepEqual([ws.fieldname, ws.fieldtype, ws.options, valueKind(ws, "=")], ["ws", "Select", "Draft\nDone", "choice"]);
 });
 
 test("list settings are saved in Frappe's shape and read back", () => {
@@ -66,7 +70,7 @@ test("URL filters win over remembered ones, which win over the list script's def
 
 test("group by: owner and the listed Select and Link fields; a value replaces the field's filter", () => {
 	const meta = { fields: [{ ...status, in_list_view: 1 }, { fieldname: "emp", fieldtype: "Link", options: "Employee" },
-		{ fieldname: "ws", fieldtype: "Link", options: "Workflow State" }], __workflow: { field: "ws" } };
+		{ fieldname: "ws", fieldtype: "Link", options: "Workflow State", hidden: 1 }], __workflow: { field: "ws" } };
 	assert.deepEqual(groupByFields(meta).map((f) => f.fieldname), ["owner", "status", "ws"]);
 	assert.deepEqual(withGroupFilter([["status", "like", "%O%"], ["x", "=", 1]], "status", "Open"), [["x", "=", 1], ["status", "=", "Open"]]);
 	assert.deepEqual(withGroupFilter([], "status", null), [["status", "is", "not set"]]);

@@ -43,6 +43,7 @@ export function AwesomeBar() {
 	const [open, setOpen] = useState(false);
 	const [active, setActive] = useState(-1);
 	const input = useRef(null);
+	const closing = useRef(null); // the close after a blur, cancelled when the focus comes back
 	const commands = text.trim() ? commandsFor(text, boot, { slug, labels: labels(), newWord: __("New") }) : [];
 	const options = [...commands, ...docs];
 
@@ -108,7 +109,8 @@ export function AwesomeBar() {
 			placeholder=${__("Search or type a command (Ctrl + G)")} aria-autocomplete="list" aria-controls="awesome-list"
 			aria-expanded=${expanded ? "true" : "false"} aria-activedescendant=${expanded && active >= 0 ? optionId(active) : undefined}
 			value=${text} onInput=${(e) => (setText(e.currentTarget.value), setOpen(true))} onKeyDown=${onKeyDown}
-			onFocus=${() => setOpen(true)} onBlur=${() => setTimeout(() => setOpen(false), 150)} />
+			onFocus=${() => (clearTimeout(closing.current), setOpen(true))}
+			onBlur=${() => (closing.current = setTimeout(() => setOpen(false), 150))} />
 		<ul id="awesome-list" role="listbox" aria-label=${__("Search results")} class="awesome-list" hidden=${!expanded}>
 			${expanded
 				? options.map((option, index) => html`<li key=${option.key} id=${optionId(index)} role="option"

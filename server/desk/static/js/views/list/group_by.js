@@ -16,7 +16,7 @@ export function groupByFields(meta) {
 	const workflow = meta.__workflow && meta.__workflow.field;
 	const out = [{ fieldname: "owner", label: "Created By", fieldtype: "Link", options: "User" }];
 	for (const df of meta.fields || []) {
-		if (!df.fieldname || df.hidden || !GROUPABLE.has(df.fieldtype)) continue;
+		if (!df.fieldname || (df.hidden && df.fieldname !== workflow) || !GROUPABLE.has(df.fieldtype)) continue;
 		if (df.in_list_view || df.in_standard_filter || df.fieldname === workflow) out.push(df);
 	}
 	return out;

@@ -23,11 +23,17 @@ const NUMBER_TYPES = new Set(["Int", "Float", "Currency", "Percent", "Duration",
 const DATE_TYPES = new Set(["Date"]);
 const DATETIME_TYPES = new Set(["Datetime"]);
 
-/** The fields a filter can be on: ID, the doctype's data fields (not hidden), created and modified. */
+/** The fields a filter can be on: ID, the doctype's data fields (not hidden; the workflow's state
+ * field, hidden or not, as a choice of the workflow's states), created and modified. */
 export function filterableFields(meta) {
 	const fields = [{ fieldname: "name", label: "ID", fieldtype: "Data" }];
+	const workflow = meta.__workflow && meta.__workflow.field ? meta.__workflow : null;
 	for (const df of meta.fields || []) {
-		if (df.fieldname && !df.hidden && !NOT_FILTERABLE.has(df.fieldtype)) fields.push(df);
+		if (!df.fieldname || NOT_FILTERABLE.has(df.fieldtype)) continue;
+		if (workflow && df.fieldname === workflow.field) {
+			const states = (workflow.states || []).map((s) => s.state);
+			fields.push({ ...df, fieldtype: "Select", options: states.join("\n") });
+		} else if (!df.hidden) fields.push(df);
 	}
 	fields.push({ fieldname: "owner", label: "Created By", fieldtype: "Link", options: "User" });
 	fields.push({ fieldname: "creation", label: "Created On", fieldtype: "Datetime" });
