@@ -290,7 +290,8 @@ def test_awesome_bar_jumps_by_keyboard(page: Page, login_as: Callable[..., None]
     options.filter(has_text="Employee Score Report").click()
     expect(page).to_have_url(re.compile(r"/app/query-report/Employee%20Score%20Report$"))
     # a document by its number (search_link), with the keyboard
-    query = {"fields": json.dumps(["name", "employee_name"]), "filters": json.dumps([["employee_number", "=", "D-1007"]])}
+    query = {"fields": json.dumps(["name", "employee_name"]),
+             "filters": json.dumps([["employee_number", "=", "D-1007"]])}
     with desk_server.api() as client:
         employee = client.get("/api/resource/Employee", params=query).json()["data"][0]
     bar.fill("D-1007")
