@@ -12,10 +12,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from workforce_scoring.scoring import service
-from workforce_scoring.scoring.calculation import MONTHLY
-from workforce_scoring.scoring.levels import classify_level
-
 import engine as fw
 from engine import exceptions as exc
 
@@ -32,6 +28,11 @@ def _names(result: Any, doctype: str, expected: int) -> list[str]:
 
 
 async def load(ctx: fw.Context) -> dict[str, Any]:
+    # (imported here: bench/desk_bench.py reads this module's constants without the apps on its path)
+    from workforce_scoring.scoring import service
+    from workforce_scoring.scoring.calculation import MONTHLY
+    from workforce_scoring.scoring.levels import classify_level
+
     company = await fw.get_value(ctx, "Company", {}, "name", order_by="name asc")
     branch = await fw.get_value(ctx, "Branch", {"company": company}, "name", order_by="name asc")
     people = [{"employee_name": f"Bench Person {i:04d}", "employee_number": f"B-{i:04d}", "company": company,
