@@ -10,7 +10,7 @@ import { __ } from "../../i18n.js";
 import { html } from "../../lib/html.js";
 import { on } from "../../realtime.js";
 import { confirmDialog } from "../../ui/confirm.js";
-import { openDialog } from "../../ui/layers.js";
+import { openDialog, showToast } from "../../ui/layers.js";
 import { Menu } from "../../ui/menu.js";
 import { showError } from "../../ui/messages.js";
 
@@ -102,8 +102,12 @@ export function BulkBar({ meta, rows, selected, titles, busy, onClear, onStart, 
 		}
 		onStart(__("{0} of {1} documents…", [label, names.length]));
 		try {
+			// a job: the list is free again at once; its progress bar shows, then its results
 			const result = await runBulk(doctype, kind, names, action, {
-				onJob: (total) => onStart(__("{0} runs in the background ({1} documents)", [label, total])),
+				onJob: (total) => {
+					showToast(__("{0} runs in the background ({1} documents)", [label, total]));
+					onDone();
+				},
 			});
 			showResults(label, result, titles);
 		} catch (error) {
