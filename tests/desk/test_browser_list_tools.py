@@ -138,6 +138,8 @@ def test_the_last_filters_and_sort_are_remembered(page: Page, login_as: Callable
     login_as("manager")
     page.goto("/app/employee")
     expect(count_status(page)).to_have_text(re.compile(r"^20 of "))
+    # no workflow and no right to delete: nothing to do in bulk, so no checkboxes
+    expect(page.get_by_role("checkbox")).to_have_count(0)
     page.get_by_label("Status", exact=True).select_option("Left")
     with page.expect_response(lambda r: SAVE_SETTINGS in r.url) as saved:
         page.get_by_label("Sort by").select_option(label="Employee Name")

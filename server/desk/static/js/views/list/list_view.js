@@ -165,6 +165,8 @@ function List({ meta, route, saved }) {
 		}),
 		toggleAll: (on) => setSelected(on ? new Set(state.rows.map((row) => row.name)) : new Set()),
 	};
+	// checkboxes only where a bulk action may be offered: a workflow, or the right to delete
+	const canBulk = hasRight(doctype, "delete") || Boolean(meta.__workflow && meta.__workflow.field);
 	const titles = Object.fromEntries(state.rows.map((row) => [row.name, row[title] ? String(row[title]) : row.name]));
 	return html`<${Page} title=${label} actions=${actions} className="list-page">
 		<div class="list-layout">
@@ -188,7 +190,7 @@ function List({ meta, route, saved }) {
 		${!state.loading && !shown && !state.error
 			? html`<${EmptyState} label=${label} filtered=${filters.length > 0} mayCreate=${hasRight(doctype, "create")} onAdd=${addNew} />`
 			: html`<${ListTable} meta=${meta} rows=${state.rows} columns=${columns} title=${title} settings=${settings}
-					sort=${sort} sortable=${sortable} onSort=${setSort} selection=${selection} />`}
+					sort=${sort} sortable=${sortable} onSort=${setSort} selection=${canBulk ? selection : null} />`}
 		<div class="list-paging">
 			${state.hasMore
 				? html`<button type="button" class="btn btn-default" disabled=${state.loading} onClick=${() => load({ append: true })}>${__("More")}</button>`
