@@ -122,6 +122,22 @@ def test_filter_builder_operators_values_and_url(page: Page, login_as: Callable[
                                                           ["workflow_state", "in", ["Pending", "Confirmed"]]])
     expect(count_status(page)).to_have_text(re.compile(rf" of {both}$"))
     assert {t.strip() for t in page.locator("td.list-indicator").all_inner_texts()} <= {"Pending", "Confirmed"}
+    # a Link's value: its documents are suggested as the user types (search_link)
+    page.get_by_role("button", name="Add filter").click()
+    row = page.get_by_role("group", name="New filter")
+    row.get_by_label("Field", exact=True).select_option(label="Violation Type")
+    row.get_by_label("Operator", exact=True).select_option("=")
+    row.get_by_label("Value", exact=True).fill("Blocked")
+    expect(row.locator("datalist option")).to_have_count(1)
+    expect(row.locator("datalist option")).to_have_js_property("value", "Blocked Aisle")
+    row.get_by_label("Value", exact=True).fill("Blocked Aisle")
+    row.get_by_role("button", name="Apply filter").click()
+    blocked = api_count(desk_server, "Warehouse Violation", [["description", "is", "not set"],
+                                                             ["workflow_state", "in", ["Pending", "Confirmed"]],
+                                                             ["violation_type", "=", "Blocked Aisle"]])
+    expect(count_status(page)).to_have_text(re.compile(rf" of {blocked}$"))
+    page.get_by_role("button", name="Remove filter Violation Type = Blocked Aisle").click()
+    expect(count_status(page)).to_have_text(re.compile(rf" of {both}$"))
     add_filter(page, "Employee Name", "like", "<img src=x onerror=alert(1)>")
     expect(page.get_by_text("No Warehouse Violation matches these filters")).to_be_visible()
     expect(chips.nth(3)).to_contain_text("<img src=x onerror=alert(1)>")

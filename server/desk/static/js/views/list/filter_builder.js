@@ -1,13 +1,40 @@
 // The filter builder (desk.md §3): "Add filter" opens a row of field, operator and value; the value's
 // input suits the field (a choice for Select and Check, a number, a date; two for `between`, none for
-// `is set`); "Apply filter" adds the condition to the list's filters (operators.js makes it).
+// `is set`; a Link's input suggests its documents through `search_link`); "Apply filter" adds the
+// condition to the list's filters (operators.js makes it).
+import { searchLink } from "../../api.js";
 import { __ } from "../../i18n.js";
 import { html, useEffect, useRef, useState } from "../../lib/html.js";
 import { selectOptions } from "../../model.js";
 import { OPERATORS, filterableFields, makeFilter, rangeInputType, valueKind } from "./operators.js";
 
+const SUGGEST_MS = 200;
+
+/** A Link's suggestions for `text` (a <datalist>): the documents `search_link` finds. */
+function useSuggestions(df, text) {
+	const [rows, setRows] = useState([]);
+	useEffect(() => {
+		if (df.fieldtype !== "Link" || !df.options || text === null) {
+			setRows([]);
+			return undefined;
+		}
+		const controller = new AbortController();
+		const timer = setTimeout(() => {
+			searchLink(df.options, text || "", { signal: controller.signal })
+				.then((found) => !controller.signal.aborted && setRows(found))
+				.catch(() => setRows([]));
+		}, SUGGEST_MS);
+		return () => {
+			clearTimeout(timer);
+			controller.abort();
+		};
+	}, [df.fieldname, text]);
+	return df.fieldtype === "Link" ? rows : [];
+}
+
 function ValueInput({ df, op, values, setValues }) {
 	const kind = valueKind(df, op);
+	const suggestions = useSuggestions(df, kind === "text" ? values[0] : null);
 	const set = (index) => (event) => {
 		const next = [...values];
 		next[index] = event.currentTarget.value;
@@ -37,7 +64,12 @@ function ValueInput({ df, op, values, setValues }) {
 	return html`<span>
 		<label class="sr-only" for="new-filter-value">${__("Value")}</label>
 		<input id="new-filter-value" type=${kind === "list" ? "text" : kind} step="any" placeholder=${placeholder}
-			value=${values[0] || ""} onInput=${set(0)} />
+			value=${values[0] || ""} onInput=${set(0)} list=${suggestions.length ? "new-filter-suggestions" : undefined} />
+		${suggestions.length
+			? html`<datalist id="new-filter-suggestions">
+					${suggestions.map((row) => html`<option value=${row.value}>${row.label || ""}</option>`)}
+				</datalist>`
+			: null}
 	</span>`;
 }
 
