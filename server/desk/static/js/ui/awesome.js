@@ -1,7 +1,7 @@
 // What the awesome bar offers for a text, from the boot alone (Frappe's awesome bar): the lists of
 // the doctypes the user may read whose name or label contains the text ("Employee List"), "New
-// <Doctype>" where the user may create ("new <text>" offers only those), and the reports the user may run; the documents found by
-// name come from the server (awesome_bar.js). Pure: `node --test` covers it.
+// <Doctype>" where the user may create ("new <text>" offers only those), and the reports the user
+// may run; the documents found by name come from the server (awesome_bar.js). Pure: `node --test`.
 import { listUrl, newFormUrl } from "../routes.js";
 
 export const MAX_COMMANDS = 8;

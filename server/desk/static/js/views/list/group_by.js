@@ -3,7 +3,7 @@
 // that, opened, shows how many of the rows matching the list's filters hold each value
 // (`fw.desk.listview.get_group_by_count`, counted by the server under the user's rights). A click on
 // a value filters the list by it ("Not set": the rows without one). Counts are asked for only while
-// a group is open, and again when the filters or the list change.
+// a group is open, and again after each reload of the list (new filters, another user's change).
 import { call } from "../../api.js";
 import { formatValue } from "../../format.js";
 import { __ } from "../../i18n.js";
@@ -40,7 +40,6 @@ function Group({ meta, df, filters, version, onChange }) {
 	const [open, setOpen] = useState(false);
 	const [groups, setGroups] = useState(null);
 	const [error, setError] = useState(null);
-	const key = JSON.stringify(filters);
 	useEffect(() => {
 		if (!open) return undefined;
 		let cancelled = false;
@@ -51,7 +50,7 @@ function Group({ meta, df, filters, version, onChange }) {
 		return () => {
 			cancelled = true;
 		};
-	}, [open, key, version]);
+	}, [open, version]); // every change of the filters reloads the list, which counts as a new version
 	const label = __(df.label || df.fieldname);
 	const listId = `group-by-${df.fieldname}`;
 	return html`<li class="group-by">

@@ -5,8 +5,8 @@
 // (all kept in the URL, so a reload shows the same list) and the filter builder; sorting by the sort
 // control or a column header; the last filters and sort remembered per user (user_settings.js: used
 // when the URL and the route options give no filters); the group-by sidebar (group_by.js); row
-// selection and bulk actions (bulk.js); `Add <Doctype>` when the user may create. Another user's change reloads the list
-// (live.js: `list_update`). Two requests per page: the rows and the count (the meta is cached);
+// selection and bulk actions (bulk.js); `Add <Doctype>` when the user may create. Another user's
+// change reloads the list (live.js: `list_update`). Two requests per page: the rows and the count (the meta is cached);
 // "More" and a larger page size fetch only the rows not yet shown.
 import { getCount, getList } from "../../api.js";
 import { hasRight, slug } from "../../boot.js";
