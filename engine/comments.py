@@ -2,6 +2,7 @@
 document may comment on it and read its comments; the author alone edits or deletes a comment (a
 System Manager may delete any), and only while they may still read the document. The Comment
 doctype itself is the System Manager's: users go through these functions, which check the parent.
+A deleted document takes its comments with it (`on_delete`, a core `after_delete` hook).
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from typing import Any
 from engine import exceptions as exc
 from engine import permissions
 from engine.context import Context
+from engine.documents import store
+from engine.documents.base import BaseDocument
 from engine.documents.factory import get_doc, new_doc
 from engine.query.listing import get_value
 from engine.translation import _
@@ -92,3 +95,20 @@ async def _full_name(ctx: Context) -> str:
         if name:
             return name
     return ctx.user
+
+
+async def delete_for(ctx: Context, doc: BaseDocument) -> int:
+    """Delete every Comment on `doc` (of any comment_type), in the caller's unit of work; how many.
+    Permissions are not checked again: whoever may delete the document may drop its comments."""
+    if doc.doctype == COMMENT or not doc.get("name"):
+        return 0
+    rows = await store.find(ctx, ctx.meta(COMMENT), {"reference_doctype": doc.doctype, "reference_name": doc.name},
+                            projection={"_id": 1})
+    for row in rows:
+        await (await get_doc(ctx, COMMENT, row["_id"])).delete(ignore_permissions=True)
+    return len(rows)
+
+
+async def on_delete(doc: BaseDocument, method: str) -> None:
+    """doc_events["*"]["after_delete"] of the core (engine/core/hooks.py)."""
+    await delete_for(doc.ctx, doc)

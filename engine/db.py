@@ -328,7 +328,7 @@ def translate_errors(doctype: str | None = None, unique_labels: Mapping[str, str
         values = ", ".join(str(key_value.get(f)) for f in fields)
         msg = (_("{0} must be unique ({1} already exists)", labels[0], values) if len(fields) == 1
                else _("{0} must be unique together ({1} already exists)", ", ".join(labels), values))
-        raise exc.UniqueValidationError(msg, field=fields[0]) from e
+        raise exc.UniqueValidationError(msg, fields=tuple(fields)) from e
     except driver_errors.ExecutionTimeout as e:  # maxTimeMS reached (an OperationFailure: caught first)
         raise exc.QueryTimeoutError(_("The query ran too long and was stopped: narrow the filters or ask for "
                                       "fewer rows")) from e

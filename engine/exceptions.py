@@ -85,7 +85,13 @@ class LinkValidationError(ValidationError):
 
 
 class UniqueValidationError(ValidationError):
-    pass
+    """`field` names the last field of the clashing index (the one that makes it unique, e.g.
+    `period_key` of `(employee, period_key)`); `fields` names them all, in index order."""
+
+    def __init__(self, message: str = "", *, field: str | None = None, fields: tuple[str, ...] = (),
+                 title: str | None = None) -> None:
+        super().__init__(message, field=field or (fields[-1] if fields else None), title=title)
+        self.fields = fields or ((field,) if field else ())
 
 
 class CharacterLengthExceededError(ValidationError):

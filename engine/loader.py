@@ -194,9 +194,10 @@ def build_registry(apps_dir: Path, app_names: list[str]) -> AppRegistry:
 def _load_core_hooks(registry: AppRegistry) -> None:
     """The framework's own doc_events (engine/core/hooks.py), after every app's."""
     for dt_key, events in core_hooks.doc_events.items():
-        for event, path in events.items():
-            fn = resolve_dotted(path, f"engine/core/hooks.py doc_events {dt_key!r} {event!r}")
-            registry.doc_events.setdefault(dt_key, {}).setdefault(event, []).append(fn)
+        for event, paths in events.items():
+            for path in _as_list(paths):
+                fn = resolve_dotted(path, f"engine/core/hooks.py doc_events {dt_key!r} {event!r}")
+                registry.doc_events.setdefault(dt_key, {}).setdefault(event, []).append(fn)
 
 
 def registry_from_settings(settings: Settings) -> AppRegistry:

@@ -86,7 +86,8 @@ def desired_indexes(meta: Meta) -> dict[str, tuple[list[tuple[str, int]], dict[s
             name = f"fw_{name}"
         options: dict[str, Any] = {"unique": True} if ix.unique else {}
         if ix.where:
-            options["partialFilterExpression"] = {k: {"$eq": v} for k, v in ix.where.items()}
+            options["partialFilterExpression"] = {  # `{"$exists": true}` as written, a plain value as `$eq`
+                k: v if isinstance(v, dict) else {"$eq": v} for k, v in ix.where.items()}
         keys = [("_id" if f == "name" else f, 1) for f in ix.fields]
         if not ix.unique and keys[-1][0] != "_id":
             keys.append(("_id", 1))  # the stable-order tiebreak, so sorted pages come straight from the index

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -54,6 +55,9 @@ class Site:
         self._jobs_backend: JobsBackend | None = None
         self.realtime: Publisher | None = None
         self._auth_secret: bytes | None = None
+        # engine/documents/concurrency.py: (doctype, name) -> the lock a save without `modified` takes
+        # (one table per site, and so per event loop; an entry disappears once nobody holds its lock)
+        self.document_turns: weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def _announce_meta_change(self) -> None:
         await self.cache_bus.announce("meta", "")

@@ -56,6 +56,8 @@ PINS = (
     Pin("socket.io-client", "4.8.4", {"socket.io.js": "dist/socket.io.esm.min.js"}),
     # the ES-module build: the UMD one assigns `window.frappe` and would wipe the Desk's `frappe`
     Pin("frappe-charts", "1.6.2", {"frappe-charts.js": "dist/frappe-charts.min.esm.js"}),
+    # zip for the reports' XLSX export (loaded only when a user exports)
+    Pin("fflate", "0.8.3", {"fflate.js": "esm/browser.js"}),
 )
 SOURCE_MAP = re.compile(r"\n?//# sourceMappingURL=\S+\s*$")
 

@@ -30,6 +30,7 @@ from server.context import scope_user
 
 Entry = tuple[float, str, str, int, float, str, str, str]  # time, method, path, status, ms, request id, user, client
 FORMATS = ("off", "text", "json")
+BATCH_SECONDS = 0.05  # the writer thread drains the queue at most this often
 
 
 _second: tuple[int, str] = (-1, "")  # the last second formatted (lines come in bursts within one second)
@@ -93,6 +94,9 @@ class AccessLog:
                     stream.flush()
             if entry is None:
                 return
+            # let a busy server's lines pile up: one wake-up of this thread (and one handover of the
+            # GIL) per interval rather than per request, which cost the event loop ~15 % of its requests
+            time.sleep(BATCH_SECONDS)
 
 
 class AccessLogMiddleware:

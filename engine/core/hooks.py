@@ -2,6 +2,7 @@
 registers the apps' hooks, after them (so a core `after_delete` runs after the apps' ones, last)."""
 
 doc_events = {
-    # a deleted document takes its attached Files with it (Frappe's delete_doc), in the same unit of work
-    "*": {"after_delete": "engine.files.attachments.on_delete"},
+    # a deleted document takes its attached Files and its Comments with it (Frappe's delete_doc), in
+    # the same unit of work
+    "*": {"after_delete": ["engine.files.attachments.on_delete", "engine.comments.on_delete"]},
 }

@@ -13,6 +13,7 @@ page load for the logged-in user (Frappe's `frappe.boot`).
                       "float_precision": 3, "currency_precision": 2, "time_zone": "Europe/Berlin",
                       "language": "en"},
       "messages": {"Save": "Speichern", ...},        # the Desk's own strings, translated ones only
+      "max_file_size": 10485760,                   # bytes: the browser refuses a bigger upload before sending
       "meta_version": 3, "meta_modified": {"Warehouse Violation": "2025-01-01 00:00:00.000000", ...},
       "app_include_js": [...], "app_include_css": [...],
       ...the `extra` the server adds (asset URLs, realtime path)
@@ -120,6 +121,7 @@ async def build_boot(ctx: Context, *, csrf_token: str | None, messages: Iterable
         "sidebar": await build_sidebar(ctx, rights),
         "sysdefaults": await sysdefaults(ctx),
         "messages": translated_messages(ctx.lang, messages),
+        "max_file_size": ctx.site.settings.max_file_size,
         "meta_version": registry.version,
         "meta_modified": {name: stamp["modified"] for name, stamp in stamps.items() if stamp.get("modified")},
         "app_include_js": include_urls(apps, "app_include_js"),

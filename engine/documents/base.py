@@ -228,7 +228,9 @@ class BaseDocument:
         return out
 
     def _snapshot(self) -> dict[str, Any]:
-        return copy.deepcopy(self.to_record())
+        # `to_record` builds new dicts and lists for the document and its rows; only nested JSON values
+        # (dicts and lists inside them) are shared with the document, so only those are copied
+        return _detached(self.to_record(), self._meta.table_fieldnames)
 
     def mark_stored(self) -> None:
         object.__setattr__(self, "_stored", self._snapshot())
@@ -264,3 +266,14 @@ class BaseDocument:
 
 
 BaseDocument.row_class = BaseDocument  # a bare BaseDocument's rows; Document's are Documents
+
+
+def _detached(record: dict[str, Any], tables: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """A fresh record (from `to_record`) with the values it still shares copied: nested dicts and
+    lists, i.e. JSON values. Its rows (under `tables`) are fresh dicts too, detached the same way."""
+    for key, value in record.items():
+        if key in tables and isinstance(value, list):
+            record[key] = [_detached(row) if isinstance(row, dict) else copy.deepcopy(row) for row in value]
+        elif isinstance(value, (dict, list)):
+            record[key] = copy.deepcopy(value)
+    return record

@@ -33,13 +33,7 @@ RERUN_FLAG = "rerun_if_changed"
 
 
 def _locks(ctx: Context) -> weakref.WeakValueDictionary[tuple[str, str], asyncio.Lock]:
-    site = ctx.site
-    locks = getattr(site, "_document_turns", None)
-    if locks is None:  # one table per site (and so per event loop): locks disappear once nobody holds one
-        locks = weakref.WeakValueDictionary()
-        # (ignore: a per-site table kept on the Site object without Site declaring it; see getattr above)
-        site._document_turns = locks  # type: ignore[attr-defined]
-    return locks
+    return ctx.site.document_turns
 
 
 async def take_turn(ctx: Context, doctype: str, name: str) -> None:

@@ -32,10 +32,6 @@ def to_document_dict(raw: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _unique_labels(meta: Meta) -> dict[str, str]:
-    return {f.fieldname: f.display_label for f in meta.fields if f.fieldname}
-
-
 async def load(ctx: Context, meta: Meta, name: str, projection: dict[str, Any] | None = None) -> dict[str, Any] | None:
     # the hottest read: no context manager on the success path, errors translated on the way out
     try:
@@ -82,7 +78,7 @@ async def insert(ctx: Context, meta: Meta, record: dict[str, Any], *, final: boo
 
     `final`: the unit of work writes nothing after this (see `UnitOfWork.write_session`)."""
     session = await ctx.write_session(final=final)
-    with db.translate_errors(meta.name, _unique_labels(meta)):
+    with db.translate_errors(meta.name, meta.field_labels):
         await collection(ctx, meta).insert_one(record, session=session)
 
 
@@ -90,7 +86,7 @@ async def insert_many(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -
     if not records:
         return
     session = await ctx.write_session()
-    with db.translate_errors(meta.name, _unique_labels(meta)):
+    with db.translate_errors(meta.name, meta.field_labels):
         await collection(ctx, meta).insert_many(records, ordered=True, session=session)
 
 
@@ -111,7 +107,7 @@ async def update(ctx: Context, meta: Meta, name: str, set_: dict[str, Any], unse
     if not change:
         return True
     session = await ctx.write_session(final=final)
-    with db.translate_errors(meta.name, _unique_labels(meta)):
+    with db.translate_errors(meta.name, meta.field_labels):
         result = await collection(ctx, meta).update_one(filter, change, session=session)
     return bool(result.matched_count)
 
@@ -120,7 +116,7 @@ async def update_many(ctx: Context, meta: Meta, filter: dict[str, Any], change: 
                       array_filters: list[dict[str, Any]] | None = None) -> int:
     session = await ctx.write_session()
     extra = {"array_filters": array_filters} if array_filters else {}
-    with db.translate_errors(meta.name, _unique_labels(meta)):
+    with db.translate_errors(meta.name, meta.field_labels):
         result = await collection(ctx, meta).update_many(filter, change, session=session, **extra)
     return int(result.modified_count)
 

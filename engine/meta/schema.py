@@ -129,7 +129,10 @@ class DocPermSchema(BaseModel):
 
 
 class IndexSchema(BaseModel):
-    """fw's compound index: `{"fields": [...], "unique": bool, "where": {field: value}}`."""
+    """fw's compound index: `{"fields": [...], "unique": bool, "where": {field: condition}}`. The
+    index covers only documents matching every condition of `where`: a plain value (equality) or
+    `{"$exists": true}` (the field is set; nulls are never stored, so: not empty). That is what lets a
+    `unique` field be restated as a unique index that starts with a shard key (docs/scaling.md)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -137,6 +140,18 @@ class IndexSchema(BaseModel):
     unique: bool = False
     where: dict[str, Any] | None = None
     name: str | None = None
+
+    @field_validator("where")
+    @classmethod
+    def _conditions(cls, where: dict[str, Any] | None) -> dict[str, Any] | None:
+        for fieldname, condition in (where or {}).items():
+            if isinstance(condition, dict) and condition != {"$exists": True}:
+                raise ValueError(f"index condition on {fieldname!r} must be a plain value or "
+                                 f'{{"$exists": true}}, not {condition!r}')
+            if isinstance(condition, list):
+                raise ValueError(f"index condition on {fieldname!r} must be a plain value or "
+                                 f'{{"$exists": true}}, not a list')
+        return where
 
 
 class DocTypeSchema(BaseModel):
@@ -162,6 +177,9 @@ class DocTypeSchema(BaseModel):
     sort_order: Literal["ASC", "DESC", "asc", "desc"] = "DESC"
     search_fields: str | None = None
     indexes: list[IndexSchema] = Field(default_factory=list)
+    # the key an operator may shard the collection on (docs/scaling.md): fw does not shard, it checks
+    # at load that the doctype's unique constraints and naming still hold on a sharded cluster
+    shard_key: list[str] | None = None
     custom: bool = False
 
     @field_validator("name")
@@ -183,6 +201,50 @@ class DocTypeSchema(BaseModel):
                 raise ValueError(f"fieldname {f.fieldname!r} is reserved")
             seen.add(f.fieldname)
         return self
+
+    @model_validator(mode="after")
+    def _shardable(self) -> DocTypeSchema:
+        if self.shard_key is not None:
+            problem = shard_key_problem(self, self.shard_key)
+            if problem:
+                raise ValueError(f"shard_key {self.shard_key}: {problem}")
+        return self
+
+
+# names a shard key other than `_id` allows: a counter (unique across shards by construction) or a
+# UUID; `hash` (10 random characters), `Prompt` and `field:` names could repeat on another shard,
+# where MongoDB enforces `_id` uniqueness only per shard
+_SHARDABLE_AUTONAMES = ("autoincrement", "uuid", "naming_series:", "format:")
+
+
+def shard_key_problem(schema: DocTypeSchema, key: list[str]) -> str | None:
+    """Why `key` cannot be this doctype's shard key (docs/scaling.md §5 step 3), or None."""
+    if not key or len(set(key)) != len(key):
+        return "a shard key is a non-empty list of distinct field names"
+    if schema.istable or schema.issingle or schema.is_tree:
+        return "child tables, singles and trees cannot be sharded"
+    by_name = {f.fieldname: f for f in schema.fields if f.fieldname}
+    for fieldname in key:
+        if fieldname == "name":
+            continue
+        field = by_name.get(fieldname)
+        if field is None:
+            return f"{fieldname!r} is not a field of {schema.name}"
+        if field.fieldtype not in ("Data", "Link") or not field.reqd:
+            return f"{fieldname!r} must be a mandatory (reqd) Data or Link field, the value every document has"
+    for field in schema.fields:
+        if field.unique and key != [field.fieldname]:
+            return (f"the unique field {field.fieldname!r} cannot be enforced across shards: declare a unique "
+                    f"`indexes` entry that starts with {key} instead")
+    for index in schema.indexes:
+        if index.unique and index.fields[:len(key)] != key:
+            return (f"the unique index {index.name or index.fields} must start with the shard key, or MongoDB "
+                    "cannot enforce it across shards")
+    autoname = (schema.autoname or "").strip().lower()
+    if key != ["name"] and not (autoname.startswith(_SHARDABLE_AUTONAMES) or "#" in autoname):
+        return (f"autoname {schema.autoname or 'hash'!r} can repeat a name on another shard: use a counter "
+                "(`PREFIX-.#####`, `naming_series:`, `autoincrement`) or `UUID`, or shard on name")
+    return None
 
 
 class Meta:
@@ -262,6 +324,11 @@ class Meta:
         parent's DocPerm rows decide, as in Frappe). Asked per request; read through the registry."""
         registry = self.registry
         return registry is not None and any(registry.get(t.options or "").has_permlevels for t in self.table_fields)
+
+    @cached_property
+    def field_labels(self) -> dict[str, str]:
+        """Fieldname to label, for the errors a write may raise (built once, not per write)."""
+        return {f.fieldname: f.display_label for f in self.fields if f.fieldname}
 
     def get_field(self, fieldname: str) -> DocFieldSchema | None:
         return self.by_name.get(fieldname)

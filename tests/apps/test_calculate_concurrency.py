@@ -99,6 +99,9 @@ async def test_the_unique_period_key_holds_without_the_application_check(org: Or
             async with unit_of_work(ctx):
                 await new_doc(ctx, "Employee Score", {**row, "source": source}).insert()
         assert raised.value.field == "period_key"
+        # the index starts with the employee (a shard key's prefix, docs/scaling.md): both are named
+        assert raised.value.fields == ("employee", "period_key")
+        assert "must be unique together" in raised.value.message
     async with unit_of_work(ctx):  # another period, a weekly score and day values are free
         await new_doc(ctx, "Employee Score", {**row, "period_value": "2024-04"}).insert()
         await new_doc(ctx, "Employee Score", {**row, "period_type": "Weekly", "period_value": "2024-W10"}).insert()

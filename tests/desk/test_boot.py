@@ -36,6 +36,7 @@ async def test_the_shell_carries_the_boot(browser_client: httpx.AsyncClient, ctx
     assert boot["user"] == "boot@example.com" and boot["full_name"] == "Boot User"
     assert "Test Reader" in boot["roles"] and "Desk User" in boot["roles"]
     assert boot["lang"] == "en" and boot["user_type"] == "System User"
+    assert boot["max_file_size"] == ctx.site.settings.max_file_size > 0  # the browser refuses bigger uploads
     assert boot["assets"]["base"].startswith("/assets/desk/") and boot["realtime"] == {"path": "/socket.io"}
     # the CSRF token is the session's: an unsafe request carrying it passes
     token = boot["csrf_token"]

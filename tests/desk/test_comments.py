@@ -1,7 +1,8 @@
 """Comments over HTTP (desk.md §4's timeline, issue 14 point 4): whoever may read a document comments
 on it; comments come with the form's docinfo; the author alone edits or deletes one (a System Manager
 may delete any); the parent's permission decides, for adding and for changing; bad input changes
-nothing. Frappe's paths (`frappe.desk.form.utils.add_comment`) work too."""
+nothing; a deleted document takes its comments with it. Frappe's paths
+(`frappe.desk.form.utils.add_comment`) work too."""
 
 from __future__ import annotations
 
@@ -87,3 +88,16 @@ async def test_the_comment_doctype_is_not_open_to_users(client: httpx.AsyncClien
     r = await client.post("/api/resource/Comment", headers=people.ada.token,
                           json={"reference_doctype": "Employee", "reference_name": org.emp("E-2001"), "content": "x"})
     assert r.status_code == 403
+
+
+async def test_deleting_the_document_deletes_its_comments(client: httpx.AsyncClient, people: People, org: Org,
+                                                          ws: Site, admin: ApiUser) -> None:
+    doomed = await score(ws, org.emp("E-1001"), 55.0)
+    kept = await score(ws, org.emp("E-1001"), 65.0, period="2024-04")
+    ok(await call(client, people.hr, ADD, reference_doctype="Employee Score", reference_name=doomed, content="a"))
+    ok(await call(client, people.hr, ADD, reference_doctype="Employee Score", reference_name=kept, content="b"))
+    r = await client.delete(f"/api/resource/Employee Score/{doomed}", headers=admin.token)
+    assert r.status_code == 202, r.text  # (Frappe's v1 answers a delete with 202)
+    r = await client.get("/api/resource/Comment", headers=admin.token, params={
+        "fields": '["reference_name", "content"]', "filters": '[["reference_doctype", "=", "Employee Score"]]'})
+    assert [(c["reference_name"], c["content"]) for c in ok(r)["data"]] == [(kept, "b")]

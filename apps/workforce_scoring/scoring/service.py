@@ -87,7 +87,7 @@ async def retry_on_clash(ctx: fw.Context, attempt: Callable[[], Awaitable[T]]) -
         try:
             return await attempt()
         except (exc.UniqueValidationError, exc.TransientError, exc.TimestampMismatchError) as e:
-            if n == CLASH_ATTEMPTS - 1 or (isinstance(e, exc.UniqueValidationError) and e.field != PERIOD_KEY):
+            if n == CLASH_ATTEMPTS - 1 or (isinstance(e, exc.UniqueValidationError) and PERIOD_KEY not in e.fields):
                 raise
         await ctx.rollback()
         if uow is not None:

@@ -79,3 +79,27 @@ async def test_earlier_write_in_the_unit_forces_the_transaction(ctx: Context) ->
             await new_doc(ctx, "Test Customer", customer_name="Later").insert()
             raise RuntimeError("boom")
     assert await count(ctx, "Test Customer") == 0
+
+
+async def test_a_json_value_changed_in_place_is_saved(ctx: Context) -> None:
+    """The stored snapshot copies nested values (the load no longer deep-copies whole records): a
+    JSON value changed in place still differs from the stored one, and is written."""
+    note = await new_doc(ctx, "Test Note", title="json", config={"a": [1, 2], "b": {"c": 1}}).insert()
+    doc = await get_doc(ctx, "Test Note", note.name)
+    doc.config["a"].append(3)
+    doc.config["b"]["c"] = 2
+    assert doc.has_value_changed("config")
+    assert doc.stored_value("config") == {"a": [1, 2], "b": {"c": 1}}
+    await doc.save()
+    assert (await get_doc(ctx, "Test Note", note.name)).config == {"a": [1, 2, 3], "b": {"c": 2}}
+
+
+async def test_a_child_row_changed_in_place_is_saved(ctx: Context) -> None:
+    await new_doc(ctx, "Test Customer", customer_name="Rows").insert()
+    order = await new_doc(ctx, "Test Order", customer="Rows", posting_date="2026-01-01",
+                          items=[{"item": "A", "qty": 1, "rate": 2}]).insert()
+    doc = await get_doc(ctx, "Test Order", order.name)
+    doc.items[0].qty = 5
+    assert doc.has_value_changed("items")
+    await doc.save()
+    assert (await get_doc(ctx, "Test Order", order.name)).items[0].qty == 5

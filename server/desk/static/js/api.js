@@ -206,33 +206,3 @@ export async function searchLink(doctype, txt, { filters, query, pageLength = 10
 	const body = await call("fw.desk.search.search_link", args, { httpMethod: "GET", signal });
 	return Array.isArray(body && body.message) ? body.message : [];
 }
-
-/** Upload a file (`upload_file`, multipart), attached to a document when `doctype`/`docname` are
- * given: the new File record ({name, file_url, file_name, ...}). */
-export async function uploadFile(file, { doctype, docname, isPrivate = false } = {}) {
-	const form = new FormData();
-	form.append("file", file, file.name);
-	form.append("file_name", file.name);
-	form.append("is_private", isPrivate ? "1" : "0");
-	if (doctype && docname) {
-		form.append("doctype", doctype);
-		form.append("docname", docname);
-	}
-	const headers = { Accept: "application/json" };
-	if (boot.csrf_token) headers["X-Frappe-CSRF-Token"] = boot.csrf_token;
-	let response;
-	try {
-		response = await fetch("/api/method/upload_file", { method: "POST", headers, body: form, credentials: "same-origin" });
-	} catch {
-		throw new ApiError({ type: "NetworkError", message: __("The server cannot be reached. Check your connection and try again.") });
-	}
-	const text = await response.text();
-	let data = null;
-	try {
-		data = text ? JSON.parse(text) : null;
-	} catch {
-		data = text;
-	}
-	if (!response.ok) throw errorFrom(response.status, data);
-	return data && data.message;
-}

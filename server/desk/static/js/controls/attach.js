@@ -1,10 +1,12 @@
 // Attach and Attach Image (desk.md §4): the file's link (an image shows too), a file input that
-// uploads through `upload_file` (attached to the document once it is saved), and Remove. The field
+// uploads through `upload_file` (attached to the document once it is saved; with a progress bar; a
+// file over the server's limit is refused before it is sent), and Remove. The field
 // holds the file's URL; the form saves it as any other value.
-import { uploadFile } from "../api.js";
+import { uploadFile } from "../upload.js";
 import { __ } from "../i18n.js";
 import { html, useState } from "../lib/html.js";
 import { showError } from "../ui/messages.js";
+import { UploadProgress } from "../ui/upload_progress.js";
 import { ControlFrame, describedBy } from "./base.js";
 import { registerControl } from "./registry.js";
 
@@ -27,7 +29,7 @@ export function safeFileUrl(url) {
 
 export function AttachControl(props) {
 	const { frm, df, value, id, readOnly, error, onChange } = props;
-	const [busy, setBusy] = useState(false);
+	const [uploading, setUploading] = useState(null); // {name, percent}
 	const url = value ? String(value) : "";
 	const isImage = df.fieldtype === "Attach Image";
 
@@ -35,15 +37,16 @@ export function AttachControl(props) {
 		const input = event.currentTarget;
 		const file = input.files && input.files[0];
 		if (!file) return;
-		setBusy(true);
+		setUploading({ name: file.name, percent: 0 });
 		try {
 			const saved = frm && !frm.is_new() ? { doctype: frm.doctype, docname: frm.docname } : {};
-			const record = await uploadFile(file, saved);
+			const onProgress = (percent) => setUploading({ name: file.name, percent });
+			const record = await uploadFile(file, { ...saved, onProgress });
 			onChange(record.file_url);
 		} catch (failure) {
 			showError(failure);
 		} finally {
-			setBusy(false);
+			setUploading(null);
 			input.value = "";
 		}
 	}
@@ -57,10 +60,10 @@ export function AttachControl(props) {
 				: html`<span class="control-static">${__("No file")}</span>`}
 			${readOnly
 				? null
-				: html`<input type="file" id=${id} name=${df.fieldname} accept=${isImage ? "image/*" : undefined} disabled=${busy}
+				: html`<input type="file" id=${id} name=${df.fieldname} accept=${isImage ? "image/*" : undefined} disabled=${Boolean(uploading)}
 						aria-describedby=${describedBy(id, df, error)} aria-invalid=${error ? "true" : undefined} onChange=${upload} />`}
 			${url && !readOnly ? html`<button type="button" class="btn btn-default btn-small" onClick=${() => onChange(null)}>${__("Remove")}</button>` : null}
-			${busy ? html`<span role="status">${__("Uploading…")}</span>` : null}
+			${uploading ? html`<${UploadProgress} name=${uploading.name} percent=${uploading.percent} />` : null}
 		</div>
 		${isImage && url && safeFileUrl(url) ? html`<img class="attach-image" src=${url} alt=${fileLabel(url)} />` : null}
 	</${ControlFrame}>`;

@@ -1,13 +1,14 @@
 // /app/query-report/<Report Name> (desk.md §6): the report's filters (get_script: the JSON's, or its
 // `<report>.js` loaded by URL, `frappe.query_reports[name]`), run on every change once the required
 // ones have a value (fw.desk.query_report.run); then the `message`, the `report_summary` cards, the
-// `chart` and the rows, sortable, exported to CSV as shown. The filter values stay in the URL, so a
+// `chart` and the rows, sortable, exported to CSV or XLSX (xlsx.js) as shown. The filter values stay in the URL, so a
 // reload or a shared link shows the same report. A report that fails shows the server's message.
 import { call } from "../../api.js";
 import { __, addMessages } from "../../i18n.js";
 import { html, useEffect, useMemo, useRef, useState } from "../../lib/html.js";
 import { loadScript } from "../../meta.js";
 import { replaceSearch } from "../../router.js";
+import { showError } from "../../ui/messages.js";
 import { Page } from "../../ui/page.js";
 import { ReportChart } from "./chart.js";
 import { ReportFilters } from "./filter_bar.js";
@@ -16,6 +17,7 @@ import {
 } from "./report_data.js";
 import { ReportSummary } from "./summary.js";
 import { ReportTable } from "./table.js";
+import { XLSX_TYPE, toXlsx } from "./xlsx.js";
 
 function scriptSettings(name) {
 	const all = (window.frappe && window.frappe.query_reports) || {};
@@ -108,21 +110,34 @@ function Report({ name, title, definition }) {
 	const { rows, total } = useMemo(() => splitTotal(data), [data]);
 	const shown = useMemo(() => sortRows(rows, columns, sort), [rows, sort]);
 
-	function exportCsv() {
-		const blob = new Blob([`\ufeff${toCsv(columns, shown, total)}`], { type: "text/csv;charset=utf-8" });
+	function download(blob, fileName) {
 		const url = URL.createObjectURL(blob);
 		const link = document.createElement("a");
 		link.href = url;
-		link.download = csvFileName(name, values);
+		link.download = fileName;
 		document.body.appendChild(link);
 		link.click();
 		link.remove();
 		setTimeout(() => URL.revokeObjectURL(url), 1000);
 	}
 
+	function exportCsv() {
+		download(new Blob([`\ufeff${toCsv(columns, shown, total)}`], { type: "text/csv;charset=utf-8" }), csvFileName(name, values));
+	}
+
+	async function exportXlsx() {
+		try {
+			const bytes = await toXlsx(columns, shown, total, title);
+			download(new Blob([bytes], { type: XLSX_TYPE }), csvFileName(name, values).replace(/\.csv$/, ".xlsx"));
+		} catch (error) {
+			showError(error);
+		}
+	}
+
 	const actions = html`
 		<button type="button" class="btn btn-default" disabled=${state.loading || Boolean(missing.length)} onClick=${run}>${__("Refresh")}</button>
-		<button type="button" class="btn btn-default" disabled=${!data || !columns.length} onClick=${exportCsv}>${__("Export")}</button>`;
+		<button type="button" class="btn btn-default" disabled=${!data || !columns.length} onClick=${exportCsv}>${__("Export")}</button>
+		<button type="button" class="btn btn-default" disabled=${!data || !columns.length} onClick=${exportXlsx}>${__("Download XLSX")}</button>`;
 	return html`<${Page} title=${title} actions=${actions} className="report-page">
 		<${ReportFilters} filters=${filters} values=${values} onChange=${onFilterChange} />
 		${missing.length

@@ -1,0 +1,154 @@
+"""Where a write's time goes: the database commands one request issues and fw's own CPU per request.
+
+    python bench/profile_writes.py [--requests 2000] [--top 30] [--op update|create|get_one]
+
+Starts a private durable mongod (a single-node replica set, as the benches use), seeds the peer
+benchmark's `Bench Score` documents, and drives the real Starlette app in this process (ASGI, no
+sockets) with the System Manager's API key:
+
+1. MongoDB's profiler (level 2) over 50 requests: every command the database saw, by kind, per
+   request (`find`, `update`, `insert`, transaction commits, ...).
+2. cProfile over `--requests` requests: fw's own functions by cumulative and by own time, and the
+   wall time per request (one client, so no contention: the server's CPU per request).
+
+A diagnostic, not a test: its findings are recorded in bench/README.md ("Write paths").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import collections
+import cProfile
+import io
+import pstats
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent))
+
+import httpx  # noqa: E402
+
+from bench.peer_bench import DB_NAME, seed  # noqa: E402
+from engine import embedded  # noqa: E402
+from engine.settings import Settings  # noqa: E402
+from server.app import create_app  # noqa: E402
+
+
+def request_for(op: str, names: list[str], i: int) -> tuple[str, str, dict[str, Any] | None]:
+    if op == "update":
+        return "PUT", f"/api/resource/Bench%20Score/{random.choice(names)}", {"value": random.randint(0, 1000)}
+    if op == "create":
+        return "POST", "/api/resource/Bench%20Score", {
+            "employee_name": f"New {i}", "company": "Company 1", "branch": "Branch 3",
+            "employee_number": f"N-{i}", "date": "2026-05-05", "value": i % 100, "status": "Open"}
+    return "GET", f"/api/resource/Bench%20Score/{random.choice(names)}", None
+
+
+async def drive(client: httpx.AsyncClient, op: str, names: list[str], count: int, start: int = 0) -> None:
+    for i in range(start, start + count):
+        method, path, body = request_for(op, names, i)
+        response = await client.request(method, path, json=body)
+        if response.status_code >= 400:
+            raise RuntimeError(f"{method} {path}: {response.status_code} {response.text[:300]}")
+
+
+def area(filename: str, func: str) -> str:
+    """Which package (or, for fw's own code, which module) a profiled function belongs to."""
+    if "{method 'poll'" in func or "select.epoll" in func:
+        return "(idle: waiting for the database)"
+    if filename == "~":
+        return f"(builtin) {func}"
+    if "/site-packages/" in filename:
+        return filename.split("/site-packages/", 1)[1].split("/", 1)[0]
+    if str(ROOT.parent) in filename:
+        return filename.split(str(ROOT.parent) + "/", 1)[1]
+    if "/lib/python3" in filename:
+        return "stdlib " + filename.rsplit("/", 1)[-1]
+    return filename
+
+
+def command_kind(entry: dict[str, Any]) -> str:
+    command = entry.get("command", {})
+    op = entry.get("op", "?")
+    if op == "command":
+        key = next(iter(command), "?")
+        return f"{key} {command.get(key)}" if key in ("commitTransaction", "abortTransaction") else key
+    collection = entry.get("ns", "").split(".", 1)[-1]
+    # (a retryable write carries a txnNumber too; only `autocommit: false` marks a transaction)
+    txn = " (in a transaction)" if command.get("autocommit") is False else ""
+    return f"{op} {collection}{txn}"
+
+
+async def main(args: argparse.Namespace) -> None:
+    work = Path(tempfile.mkdtemp(prefix="fw-profile-writes-"))
+    mongod = embedded.start(work / "mongo", durable=True)
+    try:
+        names, auth_header = await seed(mongod.url, 10_000)
+        settings = Settings(root_dir=ROOT, mongo_url=mongod.url, db_name=DB_NAME, admin_password="bench-admin-1",
+                            access_log="off")
+        app = create_app(settings)
+        async with app.router.lifespan_context(app):
+            transport = httpx.ASGITransport(app=app)
+            async with httpx.AsyncClient(transport=transport, base_url="http://bench",
+                                         headers={"Authorization": auth_header}) as client:
+                await drive(client, args.op, names, 200)  # warm-up: caches, imports, the connection pool
+                site = app.state.site
+                database = site.db.handle
+                await database.command("profile", 2)
+                await drive(client, args.op, names, 50, start=10_000)
+                await database.command("profile", 0)
+                kinds: collections.Counter[str] = collections.Counter()
+                async for entry in database["system.profile"].find({}):
+                    kinds[command_kind(entry)] += 1
+                print(f"\nDatabase commands per {args.op} request (MongoDB profiler, 50 requests):")
+                for kind, n in kinds.most_common():
+                    print(f"  {n / 50:5.2f}  {kind}")
+                profiler = cProfile.Profile()
+                began = time.perf_counter()
+                profiler.enable()
+                await drive(client, args.op, names, args.requests, start=20_000)
+                profiler.disable()
+                elapsed = time.perf_counter() - began
+                print(f"\n{args.requests} {args.op} requests, one client: {elapsed / args.requests * 1e6:.0f} µs "
+                      "each under cProfile (wall; the profiler itself adds about half)")
+                by_area: collections.Counter[str] = collections.Counter()
+                calls: collections.Counter[str] = collections.Counter()
+                measured = pstats.Stats(profiler).stats.items()  # type: ignore[attr-defined]
+                for (filename, _line, func), (_cc, ncalls, tottime, _ct, _callers) in measured:
+                    by_area[area(filename, func)] += tottime
+                    calls[area(filename, func)] += ncalls
+                total = sum(by_area.values())
+                print(f"\nOwn CPU by area (cProfile tottime, µs per request; {sum(calls.values()) / args.requests:.0f} "
+                      "function calls per request):")
+                for name, seconds in by_area.most_common(args.areas):
+                    print(f"  {seconds / args.requests * 1e6:7.0f} µs  {100 * seconds / total:5.1f}%  "
+                          f"{calls[name] / args.requests:6.0f} calls  {name}")
+                if args.callers:
+                    out = io.StringIO()
+                    pstats.Stats(profiler, stream=out).print_callers(*args.callers)
+                    print(out.getvalue()[:20000])
+                for sort in ("cumulative", "tottime"):
+                    out = io.StringIO()
+                    pstats.Stats(profiler, stream=out).sort_stats(sort).print_stats(args.top)
+                    print(f"\n--- by {sort} ---")
+                    print("\n".join(line for line in out.getvalue().splitlines() if line.strip())[:12000])
+    finally:
+        mongod.stop()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--areas", type=int, default=25, help="how many packages/modules to list")
+    parser.add_argument("--callers", nargs="*", default=[], help="print the callers of functions matching these")
+    parser.add_argument("--op", choices=("update", "create", "get_one"), default="update")
+    asyncio.run(main(parser.parse_args()))
