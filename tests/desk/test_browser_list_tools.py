@@ -344,3 +344,49 @@ def test_new_document_from_the_awesome_bar(page: Page, login_as: Callable[..., N
     page.goto("/app")
     bar.fill("new warehouse vio")
     expect(bar).to_have_attribute("aria-expanded", "false")
+
+
+def headers(page: Page) -> list[str]:
+    table = page.get_by_role("table", name="Warehouse Violation")
+    return [h.strip() for h in table.get_by_role("columnheader").all_inner_texts()]
+
+
+def test_chosen_columns_are_shown_and_remembered(page: Page, login_as: Callable[..., None],
+                                                 desk_server: DeskServer) -> None:
+    login_as("reviewer")
+    page.goto("/app/warehouse-violation")
+    expect(body_rows(page)).to_have_count(20)
+    default = headers(page)
+    assert default == ["", "Employee Name", "Status", "Employee", "Date", "Violation Type", "Penalty Points",
+                       "Last Updated"]
+    page.get_by_role("button", name="Columns").click()
+    panel = page.get_by_role("group", name=re.compile(r"^Columns shown"))
+    panel.get_by_role("checkbox", name="Company").check()
+    expect(page.get_by_role("columnheader", name="Company")).to_be_visible()
+    with page.expect_response(lambda r: SAVE_SETTINGS in r.url) as saved:
+        panel.get_by_role("checkbox", name="Penalty Points").uncheck()
+    assert saved.value.ok
+    expect(page.get_by_role("columnheader", name="Penalty Points")).to_have_count(0)
+    chosen = ["", "Employee Name", "Status", "Employee", "Date", "Violation Type", "Company", "Last Updated"]
+    assert headers(page) == chosen
+    company = page.locator("tbody tr").first.locator("td").nth(6)  # the checkbox, status, 4 columns, then Company
+    expect(company).to_have_text(re.compile(r"\S"))
+    # at most six columns: with six shown, the others cannot be checked
+    panel.get_by_role("checkbox", name="Branch").check()
+    panel.get_by_role("checkbox", name="Period").check()
+    expect(panel.get_by_role("checkbox", name="Description")).to_be_disabled()
+    panel.get_by_role("checkbox", name="Period").uncheck()
+    panel.get_by_role("checkbox", name="Branch").uncheck()
+    expect(panel.get_by_role("checkbox", name="Description")).to_be_enabled()
+    page.keyboard.press("Escape")
+    expect(panel).to_have_count(0)
+    # remembered on the server: another browser shows the same columns
+    page.wait_for_timeout(600)  # the last change's save
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    expect(body_rows(page)).to_have_count(20)
+    assert headers(page) == chosen
+    page.get_by_role("button", name="Columns").click()
+    page.get_by_role("button", name="Reset columns").click()
+    expect(page.get_by_role("columnheader", name="Penalty Points")).to_be_visible()
+    assert headers(page) == default

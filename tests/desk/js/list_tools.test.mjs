@@ -10,6 +10,7 @@ import { groupByFields, withGroupFilter } from "../../../server/desk/static/js/v
 import { bulkWorkflowActions } from "../../../server/desk/static/js/views/list/bulk.js";
 import { initialFilters } from "../../../server/desk/static/js/views/list/list_view.js";
 import { commandsFor, searchDoctypes } from "../../../server/desk/static/js/ui/awesome.js";
+import { MAX_COLUMNS, choosableColumns, listColumns, listFields, sortableFields } from "../../../server/desk/static/js/views/list/columns.js";
 
 const date = { fieldname: "date", fieldtype: "Date" };
 const points = { fieldname: "points", fieldtype: "Int" };
@@ -53,8 +54,10 @@ test("filterable fields leave out layout and hidden fields", () => {
 
 test("list settings are saved in Frappe's shape and read back", () => {
 	const patch = listPatch("Task", [["status", "=", "Open"]], { fieldname: "date", order: "asc" });
-	assert.deepEqual(patch, { List: { filters: [["Task", "status", "=", "Open"]], sort_by: "date", sort_order: "asc" } });
+	assert.deepEqual(patch, { List: { filters: [["Task", "status", "=", "Open"]], sort_by: "date", sort_order: "asc", columns: null } });
 	assert.deepEqual(listState(patch, "Task"), { filters: [["status", "=", "Open"]], sort: { fieldname: "date", order: "asc" } });
+	const withColumns = listPatch("Task", [], { fieldname: "date", order: "desc" }, ["status", "date"]);
+	assert.deepEqual(listState(withColumns, "Task").columns, ["status", "date"]);
 	assert.deepEqual(listState({ List: { filters: [["Other", "x", "=", 1], "junk", ["y", "=", 2]] } }, "Task"), { filters: [["y", "=", 2]] });
 	assert.deepEqual(listState({}, "Task"), {});
 });
@@ -111,4 +114,22 @@ test("the awesome bar offers lists, new documents and reports the user may use",
 	assert.deepEqual(commandsFor("system", boot, { slug, labels }).map((c) => c.label), ["System Settings"]);
 	assert.deepEqual(commandsFor("new employ", boot, { slug, labels }).map((c) => c.label), ["New Mitarbeiter"]);
 	assert.deepEqual(searchDoctypes(boot), ["Employee"]);
+});
+
+test("chosen columns replace the in_list_view ones; unknown or unlisted fields are left out", () => {
+	const meta = { title_field: "subject", fields: [
+		{ fieldname: "subject", fieldtype: "Data", in_list_view: 1 },
+		{ fieldname: "status", fieldtype: "Select", in_list_view: 1 },
+		{ fieldname: "date", fieldtype: "Date" },
+		{ fieldname: "notes", fieldtype: "Text Editor" },
+		{ fieldname: "secret", fieldtype: "Data", hidden: 1 },
+		...Array.from({ length: 8 }, (_v, i) => ({ fieldname: `f${i}`, fieldtype: "Data" })),
+	] };
+	assert.deepEqual(choosableColumns(meta).map((df) => df.fieldname).slice(0, 2), ["status", "date"]);
+	assert.deepEqual(listColumns(meta).map((df) => df.fieldname), ["status"]);
+	assert.deepEqual(listColumns(meta, ["date", "nope", "notes", "secret", "subject"]).map((df) => df.fieldname), ["date"]);
+	assert.deepEqual(listColumns(meta, ["nope"]).map((df) => df.fieldname), ["status"]); // nothing valid: the default
+	assert.equal(listColumns(meta, choosableColumns(meta).map((df) => df.fieldname)).length, MAX_COLUMNS);
+	assert.ok(listFields(meta, {}, ["f0"]).includes("f0") && !listFields(meta, {}, ["f0"]).includes("date"));
+	assert.ok(sortableFields(meta, ["date"]).some((o) => o.fieldname === "date"));
 });

@@ -1,5 +1,5 @@
 // What the Desk remembers of a user's list of a doctype (Frappe's user settings: `{List: {filters,
-// sort_by, sort_order}}`), stored by the server (`fw.model.utils.user_settings.get/save`). getdoctype
+// sort_by, sort_order, columns}}`), stored by the server (`fw.model.utils.user_settings.get/save`). getdoctype
 // sends them with a meta bundle (meta.js hands them here); a copy per user and doctype is kept in
 // memory and localStorage, so a list whose meta is cached asks nothing more. A doctype never seen in
 // this browser asks the server once. Saving writes the copy at once and the server shortly after
@@ -81,7 +81,7 @@ export function saveUserSettings(doctype, patch) {
 	pending.set(doctype, entry);
 }
 
-/** A list's remembered state: `{filters, sort}` (each undefined when not saved). Frappe stores
+/** A list's remembered state: `{filters, sort, columns}` (each undefined when not saved). Frappe stores
  * filters as [doctype, field, op, value]; three-element ones are read too. */
 export function listState(settings, doctype) {
 	const list = settings && typeof settings.List === "object" && settings.List ? settings.List : {};
@@ -92,14 +92,16 @@ export function listState(settings, doctype) {
 			.map((f) => (f.length === 3 ? [f[0], f[1], f[2]] : [f[1], f[2], f[3]]))
 			.filter((f) => typeof f[0] === "string" && typeof f[1] === "string");
 	}
+	if (Array.isArray(list.columns) && list.columns.every((c) => typeof c === "string")) out.columns = list.columns;
 	if (typeof list.sort_by === "string" && list.sort_by) {
 		out.sort = { fieldname: list.sort_by, order: String(list.sort_order).toLowerCase() === "asc" ? "asc" : "desc" };
 	}
 	return out;
 }
 
-/** The `List` entry to save for `filters` and `sort` (Frappe's shape). */
-export function listPatch(doctype, filters, sort) {
+/** The `List` entry to save for `filters`, `sort` (Frappe's shape) and the chosen `columns`
+ * (fieldnames; null: the doctype's `in_list_view` ones). */
+export function listPatch(doctype, filters, sort, columns = null) {
 	return { List: { filters: filters.map(([field, op, value]) => [doctype, field, op, value]), sort_by: sort.fieldname,
-		sort_order: sort.order } };
+		sort_order: sort.order, columns: Array.isArray(columns) && columns.length ? columns : null } };
 }

@@ -4,7 +4,8 @@
 // from the `in_standard_filter` inputs and, when none is given, the list script's default `filters`
 // (all kept in the URL, so a reload shows the same list) and the filter builder; sorting by the sort
 // control or a column header; the last filters and sort remembered per user (user_settings.js: used
-// when the URL and the route options give no filters); the group-by sidebar (group_by.js); row
+// when the URL and the route options give no filters) with the chosen columns (column_picker.js);
+// the group-by sidebar (group_by.js); row
 // selection and bulk actions (bulk.js); `Add <Doctype>` when the user may create. Another user's
 // change reloads the list (live.js: `list_update`). Two requests per page: the rows and the count (the meta is cached);
 // "More" and a larger page size fetch only the rows not yet shown.
@@ -19,6 +20,7 @@ import { showError } from "../../ui/messages.js";
 import { Page } from "../../ui/page.js";
 import { getUserSettings, listPatch, listState, saveUserSettings } from "../../user_settings.js";
 import { BulkBar } from "./bulk.js";
+import { ColumnPicker } from "./column_picker.js";
 import { defaultSort, listColumns, listFields, sortableFields, titleField } from "./columns.js";
 import { FilterBar } from "./filter_bar.js";
 import { GroupBySidebar } from "./group_by.js";
@@ -73,15 +75,16 @@ export default function ListView({ route }) {
 	return html`<${List} meta=${meta} route=${route} saved=${saved || {}} />`;
 }
 
-function validSort(meta, sort) {
-	return sort && sortableFields(meta).some((o) => o.fieldname === sort.fieldname) ? sort : null;
+function validSort(meta, sort, chosen) {
+	return sort && sortableFields(meta, chosen).some((o) => o.fieldname === sort.fieldname) ? sort : null;
 }
 
 function List({ meta, route, saved }) {
 	const doctype = meta.name;
 	const settings = listSettings(doctype);
 	const [filters, setFilters] = useState(() => initialFilters(route, takeRouteOptions(), settings, saved.filters));
-	const [sort, setSort] = useState(() => validSort(meta, saved.sort) || defaultSort(meta));
+	const [chosen, setChosen] = useState(() => saved.columns || null); // the user's columns (null: the doctype's)
+	const [sort, setSort] = useState(() => validSort(meta, saved.sort, saved.columns) || defaultSort(meta));
 	const [selected, setSelected] = useState(() => new Set());
 	const [busy, setBusy] = useState(null);
 	const [version, setVersion] = useState(0); // counts the list's reloads (the sidebar's counts follow)
@@ -89,10 +92,11 @@ function List({ meta, route, saved }) {
 	const [pageLength, setPageLength] = useState(PAGE_SIZES[0]);
 	const [state, setState] = useState({ rows: [], hasMore: false, count: null, loading: true, error: null });
 	const generation = useRef(0);
-	const columns = useMemo(() => listColumns(meta), [meta]);
-	const fields = useMemo(() => listFields(meta, settings), [meta, settings]);
+	const chosenKey = JSON.stringify(chosen);
+	const columns = useMemo(() => listColumns(meta, chosen), [meta, chosenKey]);
+	const fields = useMemo(() => listFields(meta, settings, chosen), [meta, settings, chosenKey]);
 	const title = titleField(meta);
-	const sortable = useMemo(() => new Set(sortableFields(meta).map((o) => o.fieldname)), [meta]);
+	const sortable = useMemo(() => new Set(sortableFields(meta, chosen).map((o) => o.fieldname)), [meta, chosenKey]);
 
 	// `refresh` reloads as many rows as are shown (a realtime update keeps "More" pages loaded)
 	async function load({ append = false, refresh = false, limit: wanted = null } = {}) {
@@ -125,8 +129,8 @@ function List({ meta, route, saved }) {
 		replaceSearch(searchFromFilters(filters));
 		load();
 		if (restored.current) restored.current = false;
-		else saveUserSettings(doctype, listPatch(doctype, filters, sort));
-	}, [JSON.stringify(filters), sort.fieldname, sort.order]);
+		else saveUserSettings(doctype, listPatch(doctype, filters, sort, chosen));
+	}, [JSON.stringify(filters), sort.fieldname, sort.order, chosenKey]);
 	useListUpdates(doctype, () => load({ refresh: true }));
 
 	// a new page size shows that many rows: only the missing ones are fetched (the count stays);
@@ -141,6 +145,12 @@ function List({ meta, route, saved }) {
 		} else if (state.hasMore && size > shown) {
 			load({ append: true, limit: size - shown });
 		}
+	}
+
+	// a sort by a column no longer shown goes back to the doctype's default
+	function chooseColumns(next) {
+		setChosen(next);
+		if (!validSort(meta, sort, next)) setSort(defaultSort(meta));
 	}
 
 	function addNew() {
@@ -182,7 +192,10 @@ function List({ meta, route, saved }) {
 			<p class="list-count" role="status" aria-live="polite">
 				${state.count === null ? "" : __("{0} of {1}", [shown, state.count])}
 			</p>
-			<${SortControl} meta=${meta} sort=${sort} onChange=${setSort} />
+			<div class="list-view-controls">
+				<${ColumnPicker} meta=${meta} chosen=${chosen} onChange=${chooseColumns} />
+				<${SortControl} meta=${meta} chosen=${chosen} sort=${sort} onChange=${setSort} />
+			</div>
 		</div>
 		${state.error && state.error.status === 417
 			? html`<p class="page-message" role="alert">${state.error.message}</p>`
@@ -208,8 +221,8 @@ function List({ meta, route, saved }) {
 	</${Page}>`;
 }
 
-function SortControl({ meta, sort, onChange }) {
-	const options = sortableFields(meta);
+function SortControl({ meta, chosen, sort, onChange }) {
+	const options = sortableFields(meta, chosen);
 	return html`<div class="sort-control">
 		<label class="sort-label" for="list-sort">${__("Sort by")}</label>
 		<select id="list-sort" value=${sort.fieldname} onChange=${(e) => onChange({ ...sort, fieldname: e.currentTarget.value })}>
