@@ -14,6 +14,12 @@ i.e. an empty HTTP cache and localStorage):
    on "500" to 500 rendered rows (`/app/employee-score`), cold and warm, with the API calls each made.
 3. Time from navigation to an interactive form (`/app/warehouse-violation/<name>`: fields drawn, the
    form script's indicator shown), cold and warm, with its API calls.
+4. Time from navigation to a rendered report of 1,000 rows with its chart (the Employee Score Report
+   of a period bench/desk_bench_data.py fills with 1,000 scores), cold and warm.
+5. Time of a bulk action over 200 rows from the list (once: it changes the rows): the demo warehouse
+   manager selects 200 Draft violations (page size 500, "Select all") and applies "Submit for
+   Review"; from the click on the action to the dialog with the 200 rows' results (the server runs
+   it as a job with a progress bar; the results come by Socket.IO).
 
 Times are `performance.now()` in the page when the condition first holds (checked every animation
 frame), so they include parsing, rendering and every request. A benchmark, not a test: the figures
@@ -45,6 +51,7 @@ sys.path.insert(0, str(REPO))
 
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright  # noqa: E402
 
+from bench.desk_bench_data import BULK_DATE, BULK_ROWS, REPORT_PERIOD, REPORT_ROWS  # noqa: E402
 from engine import embedded  # noqa: E402
 
 CHROMIUM = os.environ.get("FW_CHROMIUM", "/usr/bin/chromium")
@@ -66,6 +73,16 @@ ROWS_500 = "document.querySelectorAll('main table tbody tr').length >= 500"
 FORM_READY = (
     "document.querySelector('main [role=combobox]') !== null && "
     "document.querySelector('.page-title .indicator-pill') !== null"
+)
+REPORT_PATH = f"/app/query-report/Employee%20Score%20Report?period={REPORT_PERIOD}"
+REPORT_READY = (
+    f"document.querySelectorAll('.report-table tbody tr').length >= {REPORT_ROWS} && "
+    "document.querySelector('.report-chart svg rect') !== null"
+)
+BULK_USER = "warehouse@demo.example.com"
+BULK_DONE = (
+    "[...document.querySelectorAll('[role=dialog]')]"
+    f".some((d) => d.textContent.includes('{BULK_ROWS} succeeded, 0 refused'))"
 )
 HOME_READY = "document.querySelector('main h1') !== null && document.querySelector('nav.sidebar a') !== null"
 
@@ -92,7 +109,8 @@ def desk_site(work: Path) -> Iterator[str]:
     env.pop("FW_REDIS_URL", None)
     server = None
     try:
-        for args in (["migrate"], ["execute", "workforce_scoring.demo.load"]):
+        steps = (["migrate"], ["execute", "workforce_scoring.demo.load"], ["execute", "bench.desk_bench_data.load"])
+        for args in steps:
             done = subprocess.run(
                 [sys.executable, "-m", "engine.cli", *args],
                 env=env,
@@ -192,11 +210,11 @@ def watch_traffic(context: BrowserContext, page: Page) -> Traffic:
     return traffic
 
 
-def logged_in_context(browser: Browser, url: str) -> BrowserContext:
+def logged_in_context(browser: Browser, url: str, user: str = USER) -> BrowserContext:
     context = browser.new_context(base_url=url, viewport={"width": 1280, "height": 900}, locale="en-US")
-    r = context.request.post(f"{url}/api/method/login", data={"usr": USER, "pwd": PASSWORD})
+    r = context.request.post(f"{url}/api/method/login", data={"usr": user, "pwd": PASSWORD})
     if not r.ok:
-        raise SystemExit(f"login as {USER}: {r.status} {r.text()[:300]}")
+        raise SystemExit(f"login as {user}: {r.status} {r.text()[:300]}")
     return context
 
 
@@ -227,6 +245,26 @@ def click_500(page: Page) -> tuple[float, int]:
     ms = until(page, ROWS_500) - start
     page.wait_for_timeout(200)
     return ms, len(calls)
+
+
+def bulk_action(browser: Browser, url: str) -> float:
+    """ms from the click on "Submit for Review" for BULK_ROWS selected rows to their results shown."""
+    context = logged_in_context(browser, url, BULK_USER)
+    try:
+        page = context.new_page()
+        with page.expect_websocket() as socket:
+            page.goto(f"/app/warehouse-violation?date={BULK_DATE}")
+        socket.value.wait_for_event("framereceived")  # realtime joined: the job's results come that way
+        until(page, ROWS_20)
+        page.get_by_role("group", name="Rows per page").get_by_role("button", name="500").click()
+        until(page, f"document.querySelectorAll('main table tbody tr').length >= {BULK_ROWS}")
+        page.get_by_role("checkbox", name="Select all").check()
+        page.get_by_role("group", name="Selected documents").get_by_role("button", name="Actions").click()
+        start = float(page.evaluate("performance.now()"))
+        page.get_by_role("menuitem", name="Submit for Review").click()
+        return until(page, BULK_DONE, timeout=300_000) - start
+    finally:
+        context.close()
 
 
 def median(values: list[float]) -> float:
@@ -305,6 +343,19 @@ def run(url: str, rounds: int) -> dict[str, Any]:
                     add(f"list500_{label}_ms", ms)
                     add(f"list500_{label}_calls", calls)
                 context.close()
+
+                # 4. a report of 1,000 rows with its chart: cold (new context), then warm
+                context = logged_in_context(browser, url)
+                page = context.new_page()
+                for label in ("cold", "warm"):
+                    ms, calls = open_and_time(page, REPORT_PATH, REPORT_READY)
+                    add(f"report1000_{label}_ms", ms)
+                    add(f"report1000_{label}_calls", calls)
+                    page.goto("/app")
+                    until(page, HOME_READY)
+                context.close()
+            # 5. a bulk action over 200 rows (once: afterwards the rows are in another state)
+            results["bulk200_ms"] = [bulk_action(browser, url)]
         finally:
             browser.close()
     summary = {key: round(median(values), 1) for key, values in results.items()}
@@ -325,12 +376,14 @@ def report(s: dict[str, Any]) -> str:
         ("list20", "list, 20 rows"),
         ("list500", "list, 500 rows (click on 500)"),
         ("form", "form, interactive"),
+        ("report1000", f"report, {REPORT_ROWS} rows and chart"),
     ):
         lines.append(
             f"| {name} | {s[f'{label}_cold_ms']:.0f} | {s[f'{label}_cold_calls']:.0f} | "
             f"{s[f'{label}_warm_ms']:.0f} | {s[f'{label}_warm_calls']:.0f} |"
         )
     lines.append(f"(median of {s['rounds']} rounds)")
+    lines.append(f"bulk action over {BULK_ROWS} rows from the list (a job, results shown): {s['bulk200_ms']:.0f} ms")
     return "\n".join(lines)
 
 

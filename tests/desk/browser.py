@@ -23,10 +23,12 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pymongo
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
 from engine import embedded
+from engine.user_settings import COLLECTION as USER_SETTINGS
 from tests.e2e.conftest import ADMIN_PASSWORD, REPO_ROOT, FwServer, FwServerFactory
 
 CHROMIUM = os.environ.get("FW_CHROMIUM", "/usr/bin/chromium")
@@ -57,6 +59,15 @@ class DeskServer:
             token = client.get("/api/method/fw.auth.get_csrf_token").json()["message"]
             client.headers["X-Frappe-CSRF-Token"] = token
             yield client
+
+    def forget_user_settings(self) -> None:
+        """Remove every user's remembered list settings (filters, sort), so a test's list opens as a
+        new user's would, whatever an earlier test of the session filtered or sorted."""
+        client: pymongo.MongoClient[dict[str, Any]] = pymongo.MongoClient(self.server.mongo_url)
+        try:
+            client[self.server.db_name][USER_SETTINGS].delete_many({})
+        finally:
+            client.close()
 
     def insert(self, doc: dict[str, Any], usr: str = "Administrator", pwd: str = ADMIN_PASSWORD) -> dict[str, Any]:
         """Create a document through the API (as `usr`); returns it as saved."""
@@ -131,7 +142,9 @@ def chromium() -> Iterator[Browser]:
 
 @pytest.fixture
 def context(chromium: Browser, desk_server: DeskServer) -> Iterator[BrowserContext]:
-    """A fresh browser context (no cookies, no storage) at the server, a desktop-sized window."""
+    """A fresh browser context (no cookies, no storage) at the server, a desktop-sized window; no
+    user has list settings remembered yet (the lists remember each user's last filters and sort)."""
+    desk_server.forget_user_settings()
     ctx = chromium.new_context(base_url=desk_server.url, viewport={"width": 1280, "height": 900}, locale="en-US")
     ctx.set_default_timeout(10_000)
     try:

@@ -86,16 +86,19 @@ def test_skip_link_tab_order_and_visible_focus(page: Page, login_as: Callable[..
     expect(page.get_by_role("link", name="Skip to content")).to_be_in_viewport()  # shown when focused
     page.keyboard.press("Enter")
     expect(page.locator("#main")).to_be_focused()
-    # from the page's start: the filters in their order, then the sort control, then the table
+    # from the page's start: the group-by sidebar's groups, the filters in their order, then the sort
+    # control, then the table
+    groups = page.get_by_role("complementary", name="Group by").get_by_role("button").all_inner_texts()
     order = []
-    for _ in range(12):
+    for _ in range(18 + len(groups)):  # (the filter builder's button and each row's checkbox are stops too)
         page.keyboard.press("Tab")
         order.append(focused(page))
         ring = page.evaluate(FOCUS_RING)
         assert ring["style"] != "none" and ring["width"] >= 2, (order[-1], ring)  # a visible focus ring
     ids = [element_id for _tag, _text, element_id in order]
     filters = [i for i, element_id in enumerate(ids) if element_id.startswith("filter-")]
-    assert filters and filters[0] == 0, order  # the first stop in the page: the first filter
+    assert [text for _tag, text, _id in order[: len(groups)]] == groups, order  # the sidebar comes first
+    assert filters and filters[0] == len(groups), order  # then the first filter
     assert ids.index("list-sort") > filters[-1], order  # then the sort control
     assert any(tag == "A" for tag, _text, _id in order[ids.index("list-sort") :]), order  # then the rows
 

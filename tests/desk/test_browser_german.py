@@ -72,6 +72,7 @@ def test_a_german_reviewer_reads_the_list_in_german(
     table = page.get_by_role("table", name="Lagerverstoß")
     headers = [h.strip() for h in table.get_by_role("columnheader").all_inner_texts()]
     assert headers == [
+        "",  # the rows' checkboxes
         "Mitarbeitername",
         "Status",
         "Mitarbeiter",
@@ -82,7 +83,7 @@ def test_a_german_reviewer_reads_the_list_in_german(
     ]
     row = table.locator("tbody").get_by_role("row").first
     expect(row.locator("td.list-indicator")).to_have_text("Ausstehend")  # a workflow state
-    cells = row.get_by_role("cell").all_inner_texts()
+    cells = row.get_by_role("cell").all_inner_texts()[1:]  # after the row's checkbox
     assert re.fullmatch(r"\d{2}\.\d{2}\.\d{4}", cells[2]), cells  # Datum in dd.mm.yyyy
     assert re.fullmatch(r"\d+,\d{2}", cells[4]), cells  # Strafpunkte with a decimal comma
     assert re.fullmatch(r"gerade eben|vor \d+ (Minuten?|Stunden?|Tag(en)?)", cells[5]), cells

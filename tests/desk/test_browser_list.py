@@ -41,6 +41,7 @@ def test_columns_indicator_and_count(page: Page, login_as: Callable[..., None], 
     table = page.get_by_role("table", name="Warehouse Violation")
     headers = [h.strip() for h in table.get_by_role("columnheader").all_inner_texts()]
     assert headers == [
+        "",  # the rows' checkboxes ("Select all": tests/desk/test_browser_list_tools.py)
         "Employee Name",
         "Status",
         "Employee",

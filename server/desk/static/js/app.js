@@ -1,5 +1,5 @@
-// The Desk's frame: the top bar (home link, the sidebar toggle on narrow screens, the user menu with
-// Log out), the sidebar of modules, and the view of the current route (views/registry.js), which is
+// The Desk's frame: the top bar (home link, the sidebar toggle on narrow screens, the awesome bar,
+// the user menu with Log out), the sidebar of modules, and the view of the current route (views/registry.js), which is
 // checked against the user's rights first ("Not permitted") and loaded on first use. Keyboard: after
 // a navigation the focus goes to the page (unless a view took it), Escape closes the sidebar drawer
 // of a narrow screen and gives the focus back to its toggle.
@@ -8,6 +8,7 @@ import { boot, hasRight } from "./boot.js";
 import { __ } from "./i18n.js";
 import { html, useEffect, useRef, useState } from "./lib/html.js";
 import { currentRoute, onRouteChange } from "./router.js";
+import { AwesomeBar } from "./ui/awesome_bar.js";
 import { LayerHost } from "./ui/host.js";
 import { Menu } from "./ui/menu.js";
 import { showError } from "./ui/messages.js";
@@ -110,6 +111,7 @@ export function App() {
 			<button type="button" class="btn-icon sidebar-toggle" aria-label=${__("Menu")} aria-expanded=${menuOpen ? "true" : "false"}
 				aria-controls="desk-sidebar" ref=${toggle} onClick=${() => setMenuOpen(!menuOpen)}>☰</button>
 			<a class="brand" href="/app">fw</a>
+			<${AwesomeBar} />
 			<div class="navbar-spacer"></div>
 			<${Menu} label=${boot.full_name || boot.user} buttonClass="btn btn-link user-menu" items=${[
 				{ label: __("Reload"), onClick: () => location.reload() },

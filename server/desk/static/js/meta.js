@@ -3,11 +3,13 @@
 // doctypes are unchanged (`meta_modified` stamps and `meta_version`), so a cached list or form costs
 // no meta request; otherwise `getdoctype(cached_timestamp)` answers "use_cache" or a new bundle.
 // Loading a bundle also adds its translations (`__messages`) and, for forms and lists, loads the
-// doctype's scripts (`__js_url`, `__list_js_url`) as <script> elements (the CSP runs no script text).
+// doctype's scripts (`__js_url`, `__list_js_url`) as <script> elements (the CSP runs no script text);
+// the user's list settings that come with a bundle go to user_settings.js.
 import { call } from "./api.js";
 import { boot } from "./boot.js";
 import { addMessages } from "./i18n.js";
 import { locals } from "./model.js";
+import { rememberUserSettings } from "./user_settings.js";
 
 const memory = new Map(); // doctype → meta
 const loading = new Map(); // doctype → Promise of its bundle
@@ -60,6 +62,7 @@ async function fetchBundle(doctype) {
 	}
 	const body = await call("fw.desk.form.load.getdoctype", args, { httpMethod: "GET" });
 	const docs = body.message === "use_cache" && stored ? stored.docs : body.docs || [];
+	if (body.user_settings !== undefined) rememberUserSettings(doctype, body.user_settings);
 	if (docs[0] && docs[0].modified) writeStored(doctype, docs);
 	return remember(docs);
 }

@@ -13,25 +13,36 @@ export function titleField(meta) {
 	return field && (meta.fields || []).some((df) => df.fieldname === field) ? field : "name";
 }
 
-/** The data columns after the title: `in_list_view` fields a list can show (at most MAX_COLUMNS). */
-export function listColumns(meta) {
+/** The fields a user may choose as columns: those a list can show, in the form's order. */
+export function choosableColumns(meta) {
 	const title = titleField(meta);
-	return (meta.fields || [])
-		.filter((df) => df.in_list_view && df.fieldname && df.fieldname !== title && !NOT_LISTED.has(df.fieldtype) && !df.hidden)
-		.slice(0, MAX_COLUMNS);
+	return (meta.fields || []).filter((df) => df.fieldname && df.fieldname !== title && !NOT_LISTED.has(df.fieldtype) && !df.hidden);
+}
+
+/** The data columns after the title: the user's `chosen` fields (those still choosable, at most
+ * MAX_COLUMNS), else the `in_list_view` fields a list can show (at most MAX_COLUMNS). */
+export function listColumns(meta, chosen = null) {
+	const choosable = choosableColumns(meta);
+	if (Array.isArray(chosen) && chosen.length) {
+		const byName = new Map(choosable.map((df) => [df.fieldname, df]));
+		const picked = chosen.map((name) => byName.get(name)).filter(Boolean);
+		if (picked.length) return [...new Set(picked)].slice(0, MAX_COLUMNS);
+	}
+	return choosable.filter((df) => df.in_list_view).slice(0, MAX_COLUMNS);
 }
 
 /** Every field the list query asks for. */
-export function listFields(meta, settings = {}) {
-	const fields = ["name", titleField(meta), ...listColumns(meta).map((df) => df.fieldname), ...indicatorFields(meta), "modified"];
+export function listFields(meta, settings = {}, chosen = null) {
+	const columns = listColumns(meta, chosen).map((df) => df.fieldname);
+	const fields = ["name", titleField(meta), ...columns, ...indicatorFields(meta), "modified"];
 	for (const extra of settings.add_fields || []) {
 		if (typeof extra === "string" && /^[a-z_][a-z0-9_]*$/.test(extra)) fields.push(extra);
 	}
 	return [...new Set(fields)];
 }
 
-/** Columns a user may sort by: name, the dates, and the listed fields. */
-export function sortableFields(meta) {
+/** Columns a user may sort by: name, the dates, and the listed fields (the `chosen` ones, if any). */
+export function sortableFields(meta, chosen = null) {
 	const out = [
 		{ fieldname: "modified", label: "Last Updated On" },
 		{ fieldname: "creation", label: "Created On" },
@@ -39,7 +50,7 @@ export function sortableFields(meta) {
 	];
 	const title = titleField(meta);
 	if (title !== "name") out.push({ fieldname: title, label: (meta.fields.find((df) => df.fieldname === title) || {}).label || title });
-	for (const df of listColumns(meta)) out.push({ fieldname: df.fieldname, label: df.label || df.fieldname });
+	for (const df of listColumns(meta, chosen)) out.push({ fieldname: df.fieldname, label: df.label || df.fieldname });
 	const sortField = meta.sort_field;
 	if (sortField && !out.some((c) => c.fieldname === sortField)) {
 		const df = (meta.fields || []).find((f) => f.fieldname === sortField);

@@ -1,11 +1,12 @@
 // The list's filters: an input for each `in_standard_filter` field (Select and Check as a choice,
-// Link as an exact value, text as "contains"), the active filters as removable chips, and "Clear
-// filters". The filter builder of desk.md §3 (any field and operator) is added beside these.
+// Link as an exact value, text as "contains"), the filter builder of desk.md §3 (any field and
+// operator: filter_builder.js), the active filters as removable chips, and "Clear filters".
 import { formatValue } from "../../format.js";
 import { __ } from "../../i18n.js";
 import { html, useEffect, useState } from "../../lib/html.js";
 import { selectOptions } from "../../model.js";
 import { standardFilterFields } from "./columns.js";
+import { FilterBuilder } from "./filter_builder.js";
 
 const CHOICE_TYPES = new Set(["Select", "Check"]);
 const EXACT_TYPES = new Set(["Link", "Dynamic Link", "Date", "Int", "Float", "Currency", "Percent"]);
@@ -66,9 +67,15 @@ function shownValue(meta, df, value) {
 	return df ? formatValue(value, df) : String(value);
 }
 
+const STANDARD_LABELS = { name: "ID", owner: "Created By", creation: "Created On", modified: "Last Updated On" };
+
 export function describe(meta, [field, op, value]) {
 	const df = (meta.fields || []).find((f) => f.fieldname === field);
-	const label = df ? __(df.label || field) : field;
+	const label = df ? __(df.label || field) : STANDARD_LABELS[field] ? __(STANDARD_LABELS[field]) : field;
+	if (op === "is") return `${label} ${value === "set" ? __("is set") : __("is not set")}`;
+	if (op === "between" && Array.isArray(value)) {
+		return `${label} ${__("between")} ${value.map((v) => shownValue(meta, df, v)).join(` ${__("and")} `)}`;
+	}
 	const shown = Array.isArray(value)
 		? value.map((v) => shownValue(meta, df, v)).join(", ")
 		: op === "like"
@@ -85,6 +92,7 @@ export function FilterBar({ meta, filters, onChange }) {
 					${fields.map((df) => html`<${StandardFilter} key=${df.fieldname} df=${df} filters=${filters} onChange=${onChange} />`)}
 				</div>`
 			: null}
+		<${FilterBuilder} meta=${meta} filters=${filters} onChange=${onChange} />
 		${filters.length
 			? html`<div class="active-filters">
 					<ul class="filter-chips" aria-label=${__("Active filters")}>

@@ -1,6 +1,8 @@
 // The list's table: the title (a link to the form), the status indicator, the `in_list_view` columns
 // and the modified age. Sortable columns have a header button (aria-sort tells the current order);
 // from a row's link the arrow keys, Home and End move between rows (keys.js), Enter opens it.
+// With `selection` ({selected, toggle(name), toggleAll(on)}) each row has a checkbox and the header one
+// selects or clears every row shown (the bulk actions of bulk.js).
 // An app's `listview_settings.formatters[field](value, df, doc)` may change a cell's text: its answer
 // is shown as text (Frappe's formatters return HTML; markup is dropped, never parsed).
 import { slug } from "../../boot.js";
@@ -50,7 +52,20 @@ function onRowKey(event) {
 	links[next].focus();
 }
 
-export function ListTable({ meta, rows, columns, title, settings, sort, sortable, onSort }) {
+function rowText(row, title) {
+	return row[title] === undefined || row[title] === null || row[title] === "" ? row.name : row[title];
+}
+
+function SelectAll({ rows, selection }) {
+	const count = rows.filter((row) => selection.selected.has(row.name)).length;
+	const all = rows.length > 0 && count === rows.length;
+	return html`<th scope="col" class="list-check">
+		<input type="checkbox" aria-label=${__("Select all")} checked=${all}
+			ref=${(el) => el && (el.indeterminate = count > 0 && !all)} onChange=${() => selection.toggleAll(!all)} />
+	</th>`;
+}
+
+export function ListTable({ meta, rows, columns, title, settings, sort, sortable, onSort, selection = null }) {
 	const doctype = meta.name;
 	const titleDf = (meta.fields || []).find((df) => df.fieldname === title);
 	const canSort = (fieldname) => (sortable.has(fieldname) ? onSort : null);
@@ -59,6 +74,7 @@ export function ListTable({ meta, rows, columns, title, settings, sort, sortable
 			<caption class="sr-only">${__(doctype)}</caption>
 			<thead>
 				<tr>
+					${selection ? html`<${SelectAll} rows=${rows} selection=${selection} />` : null}
 					<${HeaderCell} label=${titleDf ? __(titleDf.label || title) : __("ID")} fieldname=${title} sort=${sort} onSort=${canSort(title)} />
 					<th scope="col">${__("Status")}</th>
 					${columns.map((df) => html`<${HeaderCell} key=${df.fieldname} label=${__(df.label || df.fieldname)} fieldname=${df.fieldname}
@@ -69,8 +85,12 @@ export function ListTable({ meta, rows, columns, title, settings, sort, sortable
 			<tbody onKeyDown=${onRowKey}>
 				${rows.map((row) => {
 					const indicator = docIndicator(row, meta, settings);
-					const text = row[title] === undefined || row[title] === null || row[title] === "" ? row.name : row[title];
+					const text = rowText(row, title);
 					return html`<tr key=${row.name}>
+						${selection
+							? html`<td class="list-check"><input type="checkbox" aria-label=${__("Select {0}", [String(text)])}
+									checked=${selection.selected.has(row.name)} onChange=${() => selection.toggle(row.name)} /></td>`
+							: null}
 						<th scope="row" class="list-title">
 							<a class="list-row-link" href=${formUrl(doctype, row.name, slug)}>${String(text)}</a>
 							${title !== "name" && String(text) !== row.name ? html`<span class="list-name">${row.name}</span>` : null}

@@ -2,9 +2,12 @@
 // status indicator and the modified age (list_table.js); the count of matching rows; 20 rows, then
 // more on request (page size 20, 100 or 500); filters from the URL, from Frappe's `route_options`,
 // from the `in_standard_filter` inputs and, when none is given, the list script's default `filters`
-// (all kept in the URL, so a reload shows the same list); sorting by the sort control or a column
-// header; `Add <Doctype>` when the user may create. Another user's change reloads the list
-// (live.js: `list_update`). Two requests per page: the rows and the count (the meta is cached);
+// (all kept in the URL, so a reload shows the same list) and the filter builder; sorting by the sort
+// control or a column header; the last filters and sort remembered per user (user_settings.js: used
+// when the URL and the route options give no filters) with the chosen columns (column_picker.js);
+// the group-by sidebar (group_by.js); row
+// selection and bulk actions (bulk.js); `Add <Doctype>` when the user may create. Another user's
+// change reloads the list (live.js: `list_update`). Two requests per page: the rows and the count (the meta is cached);
 // "More" and a larger page size fetch only the rows not yet shown.
 import { getCount, getList } from "../../api.js";
 import { hasRight, slug } from "../../boot.js";
@@ -15,8 +18,12 @@ import { newFormUrl, searchFromFilters } from "../../routes.js";
 import { navigate, replaceSearch, setRouteOptions, takeRouteOptions } from "../../router.js";
 import { showError } from "../../ui/messages.js";
 import { Page } from "../../ui/page.js";
+import { getUserSettings, listPatch, listState, saveUserSettings } from "../../user_settings.js";
+import { BulkBar } from "./bulk.js";
+import { ColumnPicker } from "./column_picker.js";
 import { defaultSort, listColumns, listFields, sortableFields, titleField } from "./columns.js";
 import { FilterBar } from "./filter_bar.js";
+import { GroupBySidebar } from "./group_by.js";
 import { ListTable } from "./list_table.js";
 import { useListUpdates } from "./live.js";
 
@@ -27,13 +34,15 @@ function listSettings(doctype) {
 	return all[doctype] || {};
 }
 
-/** The filters a list opens with: the URL's and the route options'; without any, the list
- * script's default `filters` (Frappe's `listview_settings.filters`). */
-export function initialFilters(route, options, settings = {}) {
+/** The filters a list opens with: the URL's and the route options'; without any, the user's last
+ * filters (`saved`, when there are some remembered), else the list script's default `filters`
+ * (Frappe's `listview_settings.filters`). */
+export function initialFilters(route, options, settings = {}, saved = undefined) {
 	const filters = [...(route.filters || [])];
 	for (const [field, value] of Object.entries(options || {})) {
 		if (!filters.some((f) => f[0] === field)) filters.push(Array.isArray(value) ? [field, value[0], value[1]] : [field, "=", value]);
 	}
+	if (!filters.length && Array.isArray(saved)) return [...saved];
 	if (!filters.length && Array.isArray(settings.filters)) {
 		for (const f of settings.filters) if (Array.isArray(f) && f.length >= 3) filters.push([f[0], f[1], f[2]]);
 	}
@@ -43,13 +52,18 @@ export function initialFilters(route, options, settings = {}) {
 export default function ListView({ route }) {
 	const doctype = route.doctype;
 	const [meta, setMeta] = useState(null);
+	const [saved, setSaved] = useState(null);
 	const [failed, setFailed] = useState(null);
 	useEffect(() => {
 		let cancelled = false;
 		getMeta(doctype)
 			.then(async (loaded) => {
 				await loadListScript(loaded);
-				if (!cancelled) setMeta(loaded);
+				const remembered = await getUserSettings(doctype); // usually sent with the meta: no request
+				if (!cancelled) {
+					setSaved(listState(remembered, doctype));
+					setMeta(loaded);
+				}
 			})
 			.catch((error) => !cancelled && setFailed(error));
 		return () => {
@@ -58,21 +72,31 @@ export default function ListView({ route }) {
 	}, [doctype]);
 	if (failed) return html`<${Page} title=${__(doctype)}><p class="page-message" role="alert">${failed.message}</p></${Page}>`;
 	if (!meta) return html`<${Page} title=${__(doctype)}><p class="page-loading" role="status">${__("Loading…")}</p></${Page}>`;
-	return html`<${List} meta=${meta} route=${route} />`;
+	return html`<${List} meta=${meta} route=${route} saved=${saved || {}} />`;
 }
 
-function List({ meta, route }) {
+function validSort(meta, sort, chosen) {
+	return sort && sortableFields(meta, chosen).some((o) => o.fieldname === sort.fieldname) ? sort : null;
+}
+
+function List({ meta, route, saved }) {
 	const doctype = meta.name;
 	const settings = listSettings(doctype);
-	const [filters, setFilters] = useState(() => initialFilters(route, takeRouteOptions(), settings));
-	const [sort, setSort] = useState(() => defaultSort(meta));
+	const [filters, setFilters] = useState(() => initialFilters(route, takeRouteOptions(), settings, saved.filters));
+	const [chosen, setChosen] = useState(() => saved.columns || null); // the user's columns (null: the doctype's)
+	const [sort, setSort] = useState(() => validSort(meta, saved.sort, saved.columns) || defaultSort(meta));
+	const [selected, setSelected] = useState(() => new Set());
+	const [busy, setBusy] = useState(null);
+	const [version, setVersion] = useState(0); // counts the list's reloads (the sidebar's counts follow)
+	const restored = useRef(true); // the first filters and sort are not a change to remember
 	const [pageLength, setPageLength] = useState(PAGE_SIZES[0]);
 	const [state, setState] = useState({ rows: [], hasMore: false, count: null, loading: true, error: null });
 	const generation = useRef(0);
-	const columns = useMemo(() => listColumns(meta), [meta]);
-	const fields = useMemo(() => listFields(meta, settings), [meta, settings]);
+	const chosenKey = JSON.stringify(chosen);
+	const columns = useMemo(() => listColumns(meta, chosen), [meta, chosenKey]);
+	const fields = useMemo(() => listFields(meta, settings, chosen), [meta, settings, chosenKey]);
 	const title = titleField(meta);
-	const sortable = useMemo(() => new Set(sortableFields(meta).map((o) => o.fieldname)), [meta]);
+	const sortable = useMemo(() => new Set(sortableFields(meta, chosen).map((o) => o.fieldname)), [meta, chosenKey]);
 
 	// `refresh` reloads as many rows as are shown (a realtime update keeps "More" pages loaded)
 	async function load({ append = false, refresh = false, limit: wanted = null } = {}) {
@@ -89,6 +113,11 @@ function List({ meta, route }) {
 			if (mine !== generation.current) return;
 			const rows = append ? [...state.rows, ...(page.data || [])] : page.data || [];
 			setState({ rows, hasMore: Boolean(page.has_next_page), count, loading: false, error: null });
+			if (!append) {
+				const names = new Set(rows.map((row) => row.name));
+				setSelected((current) => new Set([...current].filter((name) => names.has(name))));
+				setVersion((v) => v + 1);
+			}
 		} catch (error) {
 			if (mine !== generation.current) return;
 			setState((s) => ({ ...s, loading: false, error }));
@@ -99,7 +128,9 @@ function List({ meta, route }) {
 	useEffect(() => {
 		replaceSearch(searchFromFilters(filters));
 		load();
-	}, [JSON.stringify(filters), sort.fieldname, sort.order]);
+		if (restored.current) restored.current = false;
+		else saveUserSettings(doctype, listPatch(doctype, filters, sort, chosen));
+	}, [JSON.stringify(filters), sort.fieldname, sort.order, chosenKey]);
 	useListUpdates(doctype, () => load({ refresh: true }));
 
 	// a new page size shows that many rows: only the missing ones are fetched (the count stays);
@@ -116,6 +147,12 @@ function List({ meta, route }) {
 		}
 	}
 
+	// a sort by a column no longer shown goes back to the doctype's default
+	function chooseColumns(next) {
+		setChosen(next);
+		if (!validSort(meta, sort, next)) setSort(defaultSort(meta));
+	}
+
 	function addNew() {
 		const values = {};
 		for (const [field, op, value] of filters) if (op === "=") values[field] = value;
@@ -128,13 +165,37 @@ function List({ meta, route }) {
 		? html`<button type="button" class="btn btn-primary" onClick=${addNew}>${__("Add {0}", [label])}</button>`
 		: null;
 	const shown = state.rows.length;
+	const selection = {
+		selected,
+		toggle: (name) => setSelected((current) => {
+			const next = new Set(current);
+			if (next.has(name)) next.delete(name);
+			else next.add(name);
+			return next;
+		}),
+		toggleAll: (on) => setSelected(on ? new Set(state.rows.map((row) => row.name)) : new Set()),
+	};
+	// checkboxes only where a bulk action may be offered: a workflow, or the right to delete
+	const canBulk = hasRight(doctype, "delete") || Boolean(meta.__workflow && meta.__workflow.field);
+	const titles = Object.fromEntries(state.rows.map((row) => [row.name, row[title] ? String(row[title]) : row.name]));
 	return html`<${Page} title=${label} actions=${actions} className="list-page">
+		<div class="list-layout">
+		<${GroupBySidebar} meta=${meta} filters=${filters} version=${version} onChange=${setFilters} />
+		<div class="list-main">
 		<${FilterBar} meta=${meta} filters=${filters} onChange=${setFilters} />
+		${selected.size
+			? html`<${BulkBar} meta=${meta} rows=${state.rows} selected=${selected} titles=${titles} busy=${busy}
+					onClear=${() => setSelected(new Set())} onStart=${setBusy}
+					onDone=${() => (setBusy(null), setSelected(new Set()), load({ refresh: true }))} />`
+			: null}
 		<div class="list-toolbar">
 			<p class="list-count" role="status" aria-live="polite">
 				${state.count === null ? "" : __("{0} of {1}", [shown, state.count])}
 			</p>
-			<${SortControl} meta=${meta} sort=${sort} onChange=${setSort} />
+			<div class="list-view-controls">
+				<${ColumnPicker} meta=${meta} chosen=${chosen} onChange=${chooseColumns} />
+				<${SortControl} meta=${meta} chosen=${chosen} sort=${sort} onChange=${setSort} />
+			</div>
 		</div>
 		${state.error && state.error.status === 417
 			? html`<p class="page-message" role="alert">${state.error.message}</p>`
@@ -142,7 +203,7 @@ function List({ meta, route }) {
 		${!state.loading && !shown && !state.error
 			? html`<${EmptyState} label=${label} filtered=${filters.length > 0} mayCreate=${hasRight(doctype, "create")} onAdd=${addNew} />`
 			: html`<${ListTable} meta=${meta} rows=${state.rows} columns=${columns} title=${title} settings=${settings}
-					sort=${sort} sortable=${sortable} onSort=${setSort} />`}
+					sort=${sort} sortable=${sortable} onSort=${setSort} selection=${canBulk ? selection : null} />`}
 		<div class="list-paging">
 			${state.hasMore
 				? html`<button type="button" class="btn btn-default" disabled=${state.loading} onClick=${() => load({ append: true })}>${__("More")}</button>`
@@ -155,11 +216,13 @@ function List({ meta, route }) {
 			</div>
 		</div>
 		${state.loading ? html`<p class="page-loading" role="status">${__("Loading…")}</p>` : null}
+		</div>
+		</div>
 	</${Page}>`;
 }
 
-function SortControl({ meta, sort, onChange }) {
-	const options = sortableFields(meta);
+function SortControl({ meta, chosen, sort, onChange }) {
+	const options = sortableFields(meta, chosen);
 	return html`<div class="sort-control">
 		<label class="sort-label" for="list-sort">${__("Sort by")}</label>
 		<select id="list-sort" value=${sort.fieldname} onChange=${(e) => onChange({ ...sort, fieldname: e.currentTarget.value })}>
