@@ -76,6 +76,12 @@ class DeskServer:
             assert r.status_code == 200, r.text[:500]
             return r.json()["message"]  # type: ignore[no-any-return]
 
+    def delete(self, doctype: str, name: str) -> None:
+        """Delete a document through the API as Administrator (a test's own records, when it ends)."""
+        with self.api() as client:
+            r = client.delete(f"/api/resource/{doctype}/{name}")
+            assert r.status_code in (200, 202), r.text[:500]
+
 
 def _fw(factory: FwServerFactory, env: dict[str, str], *args: str) -> str:
     done = subprocess.run([sys.executable, "-m", "engine.cli", *args], env=factory.env(env), cwd=factory.workdir,
