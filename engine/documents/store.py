@@ -1,14 +1,18 @@
-"""Document collections (one per doctype): every module above this layer reaches them here.
+"""Document collections (one per doctype): the engine reads and writes them here, naming a
+collection by its doctype, never by a collection name (two readers below this layer excepted: see
+the end).
 
 Storage shape: one collection per doctype (`meta.collection`), `_id` is the document `name`,
 child-table rows are embedded under their table fieldname, dates and datetimes are strings in
 Frappe's wire format (so they sort as text), tree documents carry `_ancestors` (root first).
 Every call taking a `Context` joins its unit of work: writes open its transaction, reads use it once
-open. A collection is named by its doctype, never by a collection name: `collection(ctx, meta)` for
-the few callers that need a driver call of their own, `collection_of(site, doctype)` for site-level
-work outside a unit of work (bootstrap, migrate, schema sync, authentication, the scheduler, the CLI).
-Below this layer, `Site.user_info` and the meta registry read the User, Role, Custom Field and
-Workflow records through the meta's `collection` name, since they cannot import this module.
+open. `collection(ctx, meta)` serves a caller that needs a driver call of its own (it passes the
+session); `collection_of(site, doctype)` serves site-level work outside a unit of work (bootstrap,
+migrate, schema sync, authentication, the scheduler and its log, the CLI).
+
+Only two readers sit below this layer and so cannot import it: `Site.user_info` (User, Role) and the
+meta registry (Custom Field, Workflow, Workflow State), which name those collections by their meta's
+`collection`. engine/schema_sync.py creates the collections and their indexes.
 """
 
 from __future__ import annotations
