@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("fw.jobs")
 DOCTYPE = "Scheduled Job Log"
-COLLECTION = collection_name(DOCTYPE)  # what tests inspect; the code goes through `store`
+COLLECTION = collection_name(DOCTYPE)  # for tests that read the rows directly; this module uses `store`
 STALE_MARGIN = 300.0  # s past a run's timeout before the sweep calls it dead (wind-up, clock skew)
 DETAILS_LIMIT = 100_000
 
