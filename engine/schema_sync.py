@@ -17,8 +17,9 @@ import orjson
 
 from engine import db
 from engine.clock import now_str
+from engine.constants import STATE_COLLECTION
+from engine.documents import store
 from engine.meta.record import RECORD_FORMAT, doctype_record, record_hash
-from engine.meta.registry import STATE_COLLECTION
 from engine.meta.schema import Meta
 
 if TYPE_CHECKING:
@@ -142,7 +143,7 @@ async def sync_doctype(site: Site, doctype: str) -> MigrateReport:
 
 
 async def _sync_indexes(site: Site, meta: Meta, report: MigrateReport) -> None:
-    coll = site.db.collection(meta.collection)
+    coll = store.collection_of(site, meta.name)
     present = {ix["name"]: ix for ix in await db.list_indexes(coll)}
     wanted = desired_indexes(meta)
     for name, ix in present.items():
@@ -166,7 +167,7 @@ def _same_index(present: dict[str, Any], keys: list[tuple[str, int]], options: d
 async def _sync_doctype_records(site: Site, report: MigrateReport, only: list[str] | None = None) -> None:
     """Keep a DocType record per doctype in Frappe's shape (engine/meta/record.py), rewritten only when
     its definition changed: replaced whole, so a key the definition dropped goes too."""
-    coll = site.db.collection("doctype")
+    coll = store.collection_of(site, "DocType")
     query = {} if only is None else {"_id": {"$in": only}}
     stored = {r["_id"]: r for r in await coll.find(query, {"json_hash": 1, "creation": 1, "owner": 1}).to_list(None)}
     now = now_str()

@@ -142,3 +142,9 @@ class SessionStore:
         # a process still caching the session without its token would skip the CSRF check
         await self.site.cache_bus.announce("session", session.sid_hash)
         return token
+
+    async def ensure_indexes(self) -> None:
+        """Sessions expire by TTL and are found by user (run by `fw migrate`)."""
+        sessions = self.site.db.collection(SESSIONS)
+        await sessions.create_index([("expires_at", 1)], name="fw_ttl", expireAfterSeconds=0)
+        await sessions.create_index([("user", 1)], name="fw_user")

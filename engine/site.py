@@ -96,17 +96,17 @@ class Site:
         hit = self._roles.get(user)
         if hit and time.monotonic() - hit[0] < ROLE_CACHE_SECONDS:
             return hit[1], hit[2]
-        record = await self.db.collection("user").find_one(
+        record = await self._records("User").find_one(
             {"_id": user}, {"roles.role": 1, "enabled": 1, "user_type": 1, "language": 1})
         if user == "Administrator":
-            names = await self.db.collection("role").distinct("_id")
+            names = await self._records("Role").distinct("_id")
             roles = frozenset(names) | AUTOMATIC_ROLES | {"System Manager"}
         elif not record or not record.get("enabled", 1):
             roles = frozenset({"Guest"})
         else:
             assigned = frozenset(r["role"] for r in record.get("roles") or [] if r.get("role"))
             if assigned:  # a disabled role is removed from every user
-                assigned -= frozenset(await self.db.collection("role").distinct(
+                assigned -= frozenset(await self._records("Role").distinct(
                     "_id", {"_id": {"$in": sorted(assigned)}, "disabled": 1}))
             roles = assigned | {"All", "Guest"}
             if record.get("user_type", "System User") == "System User":
@@ -114,6 +114,11 @@ class Site:
         language = (record or {}).get("language") or None
         self._roles[user] = (time.monotonic(), roles, language)
         return roles, language
+
+    def _records(self, doctype: str) -> Any:
+        """The collection of a core doctype's records, named by its meta (the site sits below
+        engine/documents/store.py, which serves every other reader)."""
+        return self.db.collection(self.meta.get(doctype).collection)
 
     def forget_roles(self, user: str | None = None) -> None:
         if user is None:

@@ -142,3 +142,37 @@ def test_the_graph_counts_function_and_type_checking_imports(tmp_path: Path) -> 
         ("pkg.c", "pkg.a", "module"),
     }
     assert import_graph.cycles(list(modules), edges) == [["pkg.a", "pkg.b", "pkg.c"]]
+
+
+def _sources() -> list[Path]:
+    return [p for pkg in ("engine", "server", "apps") for p in sorted((ROOT / pkg).rglob("*.py"))
+            if "node_modules" not in p.parts]
+
+
+def test_no_collection_is_reached_by_a_literal_name() -> None:
+    """A document collection is reached by its doctype (engine/documents/store.py, or the meta's
+    `collection` below it), a private one through its owner's constant: no `.collection("...")`
+    anywhere, and no collection call at all in server/ or apps/ (they call engine functions)."""
+    found = []
+    for path in _sources():
+        where = path.relative_to(ROOT)
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "collection" and node.args):
+                continue
+            literal = isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
+            if literal or where.parts[0] != "engine":
+                found.append(f"{where}:{node.lineno}")
+    assert found == []
+
+
+def test_every_private_collection_is_named_once() -> None:
+    """Each `_fw_*` collection name is written in exactly one module (its owner's constant)."""
+    named: dict[str, list[str]] = {}
+    for path in _sources():
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, str) and node.value.value.startswith("_fw_")):
+                named.setdefault(node.value.value, []).append(str(path.relative_to(ROOT)))
+    assert "_fw_state" in named and "_fw_sessions" in named
+    assert {name: places for name, places in named.items() if len(places) != 1} == {}

@@ -32,6 +32,7 @@ def execute(dotted_path: str, kwargs_json: str, user: str) -> None:
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.callables import call_with_supported, resolve_dotted
     from engine.context import unit_of_work
+    from engine.documents import store
 
     try:
         kwargs = json.loads(kwargs_json)
@@ -50,7 +51,8 @@ def execute(dotted_path: str, kwargs_json: str, user: str) -> None:
                 inspect.signature(fn).bind(**({"ctx": None} if "ctx" in params else {}), **kwargs)
             except TypeError as e:
                 fail(f"{dotted_path} does not accept these arguments: {e}")
-            if user != "Administrator" and not await site.db.collection("user").find_one({"_id": user}, {"_id": 1}):
+            if user != "Administrator" and not await store.collection_of(site, "User").find_one(
+                    {"_id": user}, {"_id": 1}):
                 fail(f"User {user!r} does not exist (create it with `fw add-user`).")
             ctx = site.context(user)
             async with unit_of_work(ctx):

@@ -50,6 +50,7 @@ def add_user(email: str, password: str, roles: tuple[str, ...], first_name: str 
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.context import unit_of_work
     from engine.core.bootstrap import ensure_bootstrap
+    from engine.documents import store
     from engine.documents.factory import new_doc
 
     if "@" not in email:
@@ -62,9 +63,9 @@ def add_user(email: str, password: str, roles: tuple[str, ...], first_name: str 
         async with opened_site(settings) as site:
             await ensure_bootstrap(site)
             ctx = site.context("Administrator")
-            if await site.db.collection("user").find_one({"_id": email}, {"_id": 1}):
+            if await store.collection_of(site, "User").find_one({"_id": email}, {"_id": 1}):
                 fail(f"User {email!r} already exists. Use the API or `fw execute` to change it.")
-            present = set(await site.db.collection("role").distinct("_id", {"_id": {"$in": wanted}}))
+            present = set(await store.collection_of(site, "Role").distinct("_id", {"_id": {"$in": wanted}}))
             missing = [r for r in wanted if r not in present]
             if missing and not create_roles:
                 fail(f"Role(s) {', '.join(repr(r) for r in missing)} do not exist. Create them first (e.g. with "

@@ -11,6 +11,7 @@ from engine.clock import now_str
 from engine.constants import CORE_ROLES, PASSWORD_KEY
 from engine.context import run_in_unit_of_work
 from engine.core import passwords
+from engine.documents import store
 
 if TYPE_CHECKING:
     from engine.site import Site
@@ -26,7 +27,7 @@ async def ensure_bootstrap(site: Site) -> str | None:
     base = {"owner": "Administrator", "modified_by": "Administrator", "creation": now, "modified": now,
             "docstatus": 0, "idx": 0}
     ctx = site.context("Administrator")
-    users = site.db.collection("user")
+    users = store.collection_of(site, "User")
     password: str | None = None
     if await users.find_one({"_id": "Administrator"}, {"_id": 1}) is None:
         password = site.settings.admin_password or secrets.token_urlsafe(12)
@@ -34,7 +35,7 @@ async def ensure_bootstrap(site: Site) -> str | None:
 
     async def create() -> bool:
         session = await ctx.write_session()
-        roles = site.db.collection("role")
+        roles = store.collection_of(site, "Role")
         for role in CORE_ROLES:
             await roles.update_one({"_id": role}, {"$setOnInsert": {**base, "role_name": role, "desk_access": 1}},
                                    upsert=True, session=session)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from engine import db
 from engine import exceptions as exc
+from engine.documents import store
 from engine.documents.document import Document
 from engine.meta.registry import LINK_TYPES, custom_field_problem, custom_field_schema
 from engine.meta.schema import DocFieldSchema
@@ -43,7 +44,7 @@ class CustomField(Document):
         if meta.istable or meta.issingle:
             return
         key = field.fieldname
-        rows = await db.aggregate(self.ctx.db.collection(meta.collection), [
+        rows = await db.aggregate(store.collection(self.ctx, meta), [
             {"$match": {key: {"$exists": True}}}, {"$group": {"_id": f"${key}", "n": {"$sum": 1}}},
             {"$match": {"n": {"$gt": 1}}}, {"$limit": 1}], session=self.ctx.read_session())
         if rows:

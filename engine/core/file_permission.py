@@ -80,7 +80,7 @@ async def query_conditions(ctx: Context, meta: Meta) -> Node | None:
     """The rule as a filter on File lists and counts (None: no restriction)."""
     if MANAGER in await ctx.roles():
         return None
-    files = ctx.db.collection(meta.collection)
+    files = store.collection(ctx, meta)
     session = ctx.read_session()
     options: list[Node] = [Cond("owner", Op.EQ, ctx.user)]
     whole: list[str] = []

@@ -323,7 +323,7 @@ async def _name_from_counters(ctx: Context, meta: Meta, docs: dict[int, Document
     if not docs:
         return
     if meta.autoname.lower() == "autoincrement":
-        numbers = await _reserve(ctx, f"{meta.name}:autoincrement", len(docs))
+        numbers = await naming.reserve_counters(ctx, f"{meta.name}:autoincrement", len(docs))
         for doc, number in zip(docs.values(), numbers, strict=True):
             doc._data["name"] = str(number)
         return
@@ -342,7 +342,8 @@ async def _name_from_counters(ctx: Context, meta: Meta, docs: dict[int, Document
         except exc.FwError as e:
             result.failed[index] = e
     for key, entries in by_key.items():
-        for (index, template), number in zip(entries, await _reserve(ctx, key, len(entries)), strict=True):
+        numbers = await naming.reserve_counters(ctx, key, len(entries))
+        for (index, template), number in zip(entries, numbers, strict=True):
             try:
                 docs[index]._data["name"] = naming.validate_name(meta.name, template.fill(number))
             except exc.FwError as e:
@@ -386,25 +387,6 @@ class _Probe:
     def get(self, fieldname: str, default: Any = None) -> Any:
         self.reads_fields = True
         return self.doc.get(fieldname, default)
-
-
-async def _reserve(ctx: Context, key: str, count: int) -> range:
-    """`count` consecutive numbers of the counter `key`, with one atomic update (outside any
-    transaction, like `naming.next_counter`: a rollback leaves a gap, never a shared number)."""
-    if count <= 0:
-        return range(0)
-    coll = ctx.db.collection(naming.SERIES_COLLECTION)
-    for attempt in range(3):
-        try:
-            with db.translate_errors(naming.SERIES_COLLECTION):
-                row = await coll.find_one_and_update({"_id": key}, {"$inc": {"current": count}}, upsert=True,
-                                                     return_document=db.AFTER)
-            last = int(row["current"])
-            return range(last - count + 1, last + 1)
-        except exc.DuplicateEntryError:  # two first-time upserts raced; the loser retries
-            if attempt == 2:
-                raise
-    raise AssertionError("unreachable")
 
 
 def _record(doc: Document) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import Enum, IntEnum
+from typing import Any
 
 from engine import exceptions as exc
 from engine.translation import _
@@ -32,12 +33,12 @@ _TRANSITIONS = {
 }
 
 
-def coerce(value: object) -> int:
+def coerce(value: Any) -> int:
+    """A docstatus from any value (None and "" are 0); anything else that is not 0, 1 or 2 is a DataError."""
     if value in (None, ""):
         return 0
     try:
-        # (ignore: any value may come in; what int() refuses is the DataError below)
-        status = int(value)  # type: ignore[call-overload]
+        status = int(value)
     except (TypeError, ValueError):
         raise exc.DataError(_("docstatus must be 0, 1 or 2, not {0}", repr(value)[:40]), field="docstatus") from None
     if status not in (0, 1, 2) or (isinstance(value, float) and value != status):

@@ -1,9 +1,18 @@
-"""The only code that reads and writes document collections.
+"""Document collections (one per doctype): the engine reads and writes them here, naming a
+collection by its doctype, never by a collection name (two readers below this layer excepted: see
+the end).
 
 Storage shape: one collection per doctype (`meta.collection`), `_id` is the document `name`,
 child-table rows are embedded under their table fieldname, dates and datetimes are strings in
 Frappe's wire format (so they sort as text), tree documents carry `_ancestors` (root first).
-Every call joins the context's unit of work: writes open its transaction, reads use it once open.
+Every call taking a `Context` joins its unit of work: writes open its transaction, reads use it once
+open. `collection(ctx, meta)` serves a caller that needs a driver call of its own (it passes the
+session); `collection_of(site, doctype)` serves site-level work outside a unit of work (bootstrap,
+migrate, schema sync, authentication, the scheduler and its log, the CLI).
+
+Only two readers sit below this layer and so cannot import it: `Site.user_info` (User, Role) and the
+meta registry (Custom Field, Workflow, Workflow State), which name those collections by their meta's
+`collection`. engine/schema_sync.py creates the collections and their indexes.
 """
 
 from __future__ import annotations
@@ -15,12 +24,20 @@ from engine import db
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.meta.schema import Meta
+    from engine.site import Site
 
 INTERNAL_KEYS = frozenset({"_id", "_ancestors"})
 
 
 def collection(ctx: Context, meta: Meta) -> Any:
+    """The doctype's collection, for a driver call of the caller's own (it passes the session)."""
     return ctx.db.collection(meta.collection)
+
+
+def collection_of(site: Site, doctype: str) -> Any:
+    """The collection of `doctype`'s records (named by its meta), for site-level work outside a
+    unit of work; the caller passes a session when it needs one."""
+    return site.db.collection(site.meta.get(doctype).collection)
 
 
 def to_document_dict(raw: dict[str, Any]) -> dict[str, Any]:

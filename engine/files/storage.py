@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from engine import db
 from engine import exceptions as exc
+from engine.documents import store
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -173,7 +174,7 @@ async def prune_orphans(ctx: Context) -> dict[str, int]:
     the in-memory backend, having no transactions, could not roll back.
     """
     await ensure_collections(ctx)
-    files = ctx.db.collection(ctx.meta("File").collection)
+    files = store.collection(ctx, ctx.meta("File"))
     contents, chunks = ctx.db.collection(CONTENTS), ctx.db.collection(CHUNKS)
     report = {"contents_deleted": 0, "counts_fixed": 0, "chunks_deleted": 0}
     session = await ctx.write_session()

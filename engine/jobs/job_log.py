@@ -19,14 +19,17 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from engine.clock import now_str
+from engine.documents import store
 from engine.jobs.payload import DEFAULT_TIMEOUTS, MAX_TIMEOUT, JobPayload
+from engine.meta.schema import collection_name
 from engine.naming import hash_name
 
 if TYPE_CHECKING:
     from engine.site import Site
 
 log = logging.getLogger("fw.jobs")
-COLLECTION = "scheduled_job_log"
+DOCTYPE = "Scheduled Job Log"
+COLLECTION = collection_name(DOCTYPE)  # for tests that read the rows directly; this module uses `store`
 STALE_MARGIN = 300.0  # s past a run's timeout before the sweep calls it dead (wind-up, clock skew)
 DETAILS_LIMIT = 100_000
 
@@ -35,7 +38,7 @@ async def start(site: Site, payload: JobPayload, attempt: int = 1) -> str | None
     """Open the row of this attempt (after closing earlier attempts left open); None if not scheduled."""
     if not payload.scheduled_job_type:
         return None
-    coll = site.db.collection(COLLECTION)
+    coll = store.collection_of(site, DOCTYPE)
     if attempt > 1:
         await _close_earlier_attempts(site, payload.job_id, attempt)
     stamp = now_str()
@@ -59,11 +62,11 @@ async def finish(site: Site, name: str | None, status: str, details: str | None 
         change["details"] = details[:DETAILS_LIMIT]
     else:
         update["$unset"] = {"details": ""}
-    await site.db.collection(COLLECTION).update_one({"_id": name}, update)
+    await store.collection_of(site, DOCTYPE).update_one({"_id": name}, update)
 
 
 async def _close_earlier_attempts(site: Site, job_id: str, attempt: int) -> None:
-    coll = site.db.collection(COLLECTION)
+    coll = store.collection_of(site, DOCTYPE)
     query = {"status": "Start", "job_id": job_id, "attempt": {"$lt": attempt}}
     async for row in coll.find(query, {"attempt": 1}):
         details = (f"The worker running this job stopped before it finished (attempt {row.get('attempt', 1)}); "
@@ -76,7 +79,7 @@ async def _close_earlier_attempts(site: Site, job_id: str, attempt: int) -> None
 async def sweep_stale(site: Site, now: datetime | None = None) -> list[str]:
     """Close as "Failed" every "Start" row whose run is `STALE_MARGIN` past its timeout; returns their names."""
     now = now or datetime.now()
-    coll = site.db.collection(COLLECTION)
+    coll = store.collection_of(site, DOCTYPE)
     # rows written before the timeout was recorded: the longest a scheduled run may have had
     fallback = max([*DEFAULT_TIMEOUTS.values(), *site.settings.job_queue_timeouts.values()])
     newest = (now - timedelta(seconds=STALE_MARGIN)).isoformat(sep=" ", timespec="microseconds")
@@ -104,6 +107,6 @@ async def sweep_stale(site: Site, now: datetime | None = None) -> list[str]:
 
 async def _close(site: Site, name: str, details: str) -> bool:
     """"Failed" unless the run wrote its own outcome meanwhile (finished_at stays empty: unknown)."""
-    result = await site.db.collection(COLLECTION).update_one(
+    result = await store.collection_of(site, DOCTYPE).update_one(
         {"_id": name, "status": "Start"}, {"$set": {"status": "Failed", "details": details, "modified": now_str()}})
     return bool(result.modified_count)

@@ -22,6 +22,7 @@ from croniter import croniter
 from engine import exceptions as exc
 from engine.clock import now_str
 from engine.context import Context
+from engine.documents import store
 from engine.jobs import job_log, outbox
 from engine.jobs.payload import DEFAULT_TIMEOUTS, JobPayload
 from engine.jobs.queue import backend_for
@@ -33,7 +34,7 @@ if TYPE_CHECKING:
     from engine.site import Site
 
 log = logging.getLogger("fw.scheduler")
-COLLECTION = "scheduled_job_type"
+DOCTYPE = "Scheduled Job Type"
 FREQUENCY_CRON = {"hourly": "0 * * * *", "daily": "0 0 * * *", "weekly": "0 0 * * 0", "monthly": "0 0 1 * *",
                   "yearly": "0 0 1 1 *", "annual": "0 0 1 1 *"}
 FREQUENCY_LABEL = {"all": "All", "hourly": "Hourly", "daily": "Daily", "weekly": "Weekly", "monthly": "Monthly",
@@ -62,7 +63,7 @@ def _fmt(moment: datetime) -> str:
 async def sync_job_types(site: Site, now: datetime | None = None) -> list[str]:
     """One Scheduled Job Type per hook entry; entries gone from the hooks are removed."""
     now = now or datetime.now()
-    coll = site.db.collection(COLLECTION)
+    coll = store.collection_of(site, DOCTYPE)
     stamp = now_str()
     names = []
     for event in site.apps.scheduler_events:
@@ -86,7 +87,7 @@ async def sync_job_types(site: Site, now: datetime | None = None) -> list[str]:
 async def tick(site: Site, now: datetime | None = None) -> list[str]:
     """Enqueue every due job type this scheduler wins the claim for; returns their job ids."""
     now = now or datetime.now()
-    coll = site.db.collection(COLLECTION)
+    coll = store.collection_of(site, DOCTYPE)
     events = {job_type_name(e): e for e in site.apps.scheduler_events}
     enqueued = []
     async for row in coll.find({"stopped": {"$ne": 1}}):

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from engine import exceptions as exc
+from engine.documents import store
 from engine.meta.record import doctype_record, record_hash
 from engine.meta.workflows import desk_workflow, workflow_for
 from engine.translation import _, translate
@@ -138,7 +139,7 @@ async def meta_stamps(ctx: Context, metas: list[Meta]) -> dict[str, dict[str, An
             out[meta.name] = cached
     if not missing:
         return out
-    coll = ctx.db.collection(ctx.meta("DocType").collection)
+    coll = store.collection(ctx, ctx.meta("DocType"))
     rows = await coll.find({"_id": {"$in": [m.name for m in missing]}},
                            {"json_hash": 1, **dict.fromkeys(STAMP_KEYS, 1)},
                            session=ctx.read_session()).to_list(None)

@@ -14,6 +14,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
+from engine.constants import STATE_COLLECTION
 from engine.db import AFTER
 from engine.meta.schema import CHILD_FIELDS, STANDARD_FIELDS, DocFieldSchema, Meta
 from engine.meta.workflows import WorkflowDef, load_workflows
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
     from engine.registry import AppRegistry
 
 log = logging.getLogger("fw.meta")
-STATE_COLLECTION = "_fw_state"
 # the field rules the Desk evaluates (DocFieldSchema keeps them as extra keys, uninterpreted)
 CUSTOM_FIELD_KEYS = frozenset(DocFieldSchema.model_fields) | {"insert_after", "module", "depends_on",
                                                               "mandatory_depends_on", "read_only_depends_on"}
@@ -112,7 +112,7 @@ class MetaRegistry:
         doctype) is logged and skipped: one bad record must not break every request of the site.
         The Custom Field controller refuses such records, so they only come from outside the engine."""
         custom: dict[str, list[DocFieldSchema]] = {}
-        rows = await self.db.collection("custom_field").find({}).sort([("idx", 1), ("creation", 1)]).to_list(None)
+        rows = await self._records("Custom Field").find({}).sort([("idx", 1), ("creation", 1)]).to_list(None)
         bases: dict[str, Meta] = {}
         for row in rows:
             dt = row.get("dt")
@@ -132,7 +132,7 @@ class MetaRegistry:
                 log.error("Custom Field %s is ignored: %s", row.get("_id"), e)
                 continue
             custom.setdefault(dt, []).append(field)
-        workflows = await load_workflows(self.db)
+        workflows = await load_workflows(self._records("Workflow"), self._records("Workflow State"))
         for doctype, wf in workflows.items():
             if doctype not in self.apps.doctypes:
                 continue
@@ -146,6 +146,11 @@ class MetaRegistry:
         self.workflows = workflows
         self._custom = custom
         self._cache.clear()
+
+    def _records(self, doctype: str) -> Any:
+        """The collection of a core doctype's records, named by its meta (the registry sits below
+        engine/documents/store.py, which serves every other reader)."""
+        return self.db.collection(self.get(doctype).collection)
 
     async def bump(self) -> None:
         """Announce a meta change to every process, and apply it here at once."""

@@ -35,6 +35,11 @@ def scrub(text: str) -> str:
     return text.replace(" ", "_").replace("-", "_").lower()
 
 
+def collection_name(doctype: str) -> str:
+    """The MongoDB collection holding a doctype's records (`Meta.collection`): its name scrubbed."""
+    return scrub(doctype)
+
+
 class DocFieldSchema(BaseModel):
     """One DocField. Unknown Frappe keys are kept (the web UI reads them) but not interpreted."""
 
@@ -266,7 +271,7 @@ class Meta:
         self.sort_order = schema.sort_order.lower()
         self.permissions = schema.permissions
         self.indexes = schema.indexes
-        self.collection = scrub(schema.name)
+        self.collection = collection_name(schema.name)
         fields = list(schema.fields)
         for extra in self._implicit_fields(fields):
             fields.append(extra)

@@ -61,11 +61,12 @@ def _record(row: dict[str, Any], doctype: str) -> dict[str, Any]:
     return out
 
 
-async def load_workflows(db: Any) -> dict[str, WorkflowDef]:
-    """Active workflows by document type (one per doctype; the latest modified wins)."""
-    rows = await db.collection("workflow").find({"is_active": 1}).sort([("modified", 1)]).to_list(None)
+async def load_workflows(workflows: Any, workflow_states: Any) -> dict[str, WorkflowDef]:
+    """Active workflows by document type (one per doctype; the latest modified wins), read from the
+    Workflow and Workflow State collections the meta registry passes."""
+    rows = await workflows.find({"is_active": 1}).sort([("modified", 1)]).to_list(None)
     names = sorted({s.get("state") for row in rows for s in row.get("states") or [] if s.get("state")})
-    state_rows = {r["_id"]: r for r in await db.collection("workflow_state").find(
+    state_rows = {r["_id"]: r for r in await workflow_states.find(
         {"_id": {"$in": names}}).to_list(None)} if names else {}
     found: dict[str, WorkflowDef] = {}
     for row in rows:

@@ -16,6 +16,7 @@ import orjson
 
 from engine import permissions
 from engine.comments import for_document
+from engine.documents import store
 from engine.meta.schema import RIGHTS
 
 if TYPE_CHECKING:
@@ -62,7 +63,7 @@ async def doc_permissions(ctx: Context, doc: Document) -> dict[str, int]:
 async def attached_files(ctx: Context, doc: Document) -> list[dict[str, Any]]:
     """The Files attached to the document, oldest first (whoever may read a document may read its
     attachments: the File rule grants it)."""
-    cursor = ctx.db.collection(ctx.meta("File").collection).find(
+    cursor = store.collection(ctx, ctx.meta("File")).find(
         {"attached_to_doctype": doc.doctype, "attached_to_name": doc.name},
         {"file_name": 1, "file_url": 1, "is_private": 1, "file_size": 1, "creation": 1, "owner": 1},
         session=ctx.read_session()).sort([("creation", 1), ("_id", 1)]).limit(ATTACHMENTS_SHOWN)
@@ -77,7 +78,7 @@ async def readable_versions(ctx: Context, doc: Document) -> list[dict[str, Any]]
         return []
     readable = await permissions.readable_fields(ctx, doc.meta)
     rows = await permissions.readable_row_fields(ctx, doc.meta)
-    cursor = ctx.db.collection(ctx.meta("Version").collection).find(
+    cursor = store.collection(ctx, ctx.meta("Version")).find(
         {"ref_doctype": doc.doctype, "docname": doc.name}, {"data": 1, "owner": 1, "creation": 1},
         session=ctx.read_session()).sort([("creation", -1), ("_id", -1)]).limit(VERSIONS_SHOWN)
     out = []
@@ -122,7 +123,7 @@ async def user_info(ctx: Context, users: set[str]) -> dict[str, dict[str, Any]]:
     """Full names of the users the form mentions (Frappe's `docinfo.user_info`)."""
     if not users:
         return {}
-    found = {r["_id"]: r async for r in ctx.db.collection(ctx.meta("User").collection).find(
+    found = {r["_id"]: r async for r in store.collection(ctx, ctx.meta("User")).find(
         {"_id": {"$in": sorted(users)}}, {"full_name": 1, "first_name": 1, "email": 1},
         session=ctx.read_session())}
     info = {}

@@ -42,5 +42,5 @@ async def get_group_by_count(ctx: Context, doctype: str, field: str, current_fil
     """How many of the caller's rows matching `current_filters` hold each value of `field` (a Select,
     Link or Check field, or `owner`), the largest groups first, at most 50."""
     filters = json_arg(current_filters, "current_filters") if current_filters is not None else None
-    # (ignore: group_by_count's dicts have GroupCount's keys; it is typed as plain dicts for its other callers)
+    # (ignore: group_by_count's rows are get_list's plain dicts, holding GroupCount's keys)
     return await group_by.group_by_count(ctx, doctype, field, filters)  # type: ignore[return-value]

@@ -204,10 +204,14 @@ class FieldSpec:
     @cached_property
     def plain_columns(self) -> tuple[tuple[str, str], ...] | None:
         """(output key, stored key) of each column when every column is a plain field, else None."""
-        if self.row_fields or any(c.child is not None or c.func is not None or c.field is None for c in self.columns):
+        if self.row_fields:
             return None
-        # (ignore: the `any(...)` above rules out `c.field is None`, which mypy cannot see through)
-        return tuple((c.key, "_id" if c.field == "name" else c.field) for c in self.columns)  # type: ignore[misc]
+        plain: list[tuple[str, str]] = []
+        for c in self.columns:
+            if c.child is not None or c.func is not None or c.field is None:
+                return None
+            plain.append((c.key, "_id" if c.field == "name" else c.field))
+        return tuple(plain)
 
     def empty_row(self) -> dict[str, Any]:
         """The one row SQL gives for aggregates without group_by over no rows (MongoDB gives none)."""

@@ -116,16 +116,16 @@ def _shape(raw: dict[str, Any], spec: FieldSpec, drop_nulls: bool) -> dict[str, 
     row: dict[str, Any] = {}
     for col in spec.columns:
         field = col.field
-        if field == "name":
+        if field is None:  # `count(*)`, a function's column: no stored key holds it
+            value = None
+        elif field == "name":
             value = raw.get("_id")
         elif col.child is None:
-            # (ignore: a column without a `field` is a function's, which `_shape` never gets; mypy sees `str | None`)
-            value = raw.get(field)  # type: ignore[arg-type]
+            value = raw.get(field)
             if col.key in spec.row_fields and value:  # a table whose rows hide fields from the caller
                 value = [permissions.without_hidden_row_fields(row, spec.row_fields[col.key]) for row in value]
-        else:
-            # (ignore: as above, a table column always has its `field`)
-            value = [r.get(col.child) for r in raw.get(field) or []]  # type: ignore[arg-type]
+        else:  # a table's row field (such a column always has its table's `field`)
+            value = [r.get(col.child) for r in raw.get(field) or []]
         if value is not None or not drop_nulls:
             row[col.key] = value
     return row

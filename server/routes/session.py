@@ -48,9 +48,7 @@ async def open_session(request: Request, usr: object, pwd: object) -> LoggedIn:
     with bind(guest):
         user = await auth.login(site, usr, pwd, client_ip(request))
     sid = await site.sessions.create(user, client_ip(request))
-    record = await site.db.collection("user").find_one({"_id": user}, {"full_name": 1, "user_type": 1})
-    full_name = (record or {}).get("full_name") or user
-    system_user = (record or {}).get("user_type", "System User") == "System User"
+    full_name, system_user = await auth.login_profile(site, user)
     return LoggedIn(user, sid, full_name, system_user)
 
 
