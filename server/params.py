@@ -13,6 +13,7 @@ from starlette.types import Scope
 
 from engine import exceptions as exc
 from engine.translation import _
+from server.multipart import read_form
 
 DROPPED = frozenset({"_", "cmd", "sid", "ignore_permissions", "flags"})
 # where form_dict keeps what it read, in the ASGI scope (cheaper than `request.state`)
@@ -60,7 +61,7 @@ async def _read_arguments(request: Request) -> tuple[dict[str, Any], str]:
         return data, "form"
     if ctype == "multipart/form-data":
         data = _query_arguments(scope)
-        form = await request.form()
+        form = await read_form(request)
         for key, value in form.multi_items():
             if not isinstance(value, UploadFile):
                 data[key] = value

@@ -25,6 +25,7 @@ from engine.context import Context
 from engine.documents.document import Document
 from engine.methods import client
 from engine.translation import _
+from server.multipart import read_form
 from server.params import form_dict, urlencoded_fields
 from server.routes import files
 from server.routes import session as session_routes
@@ -135,7 +136,7 @@ async def legacy_cmd(request: Request) -> Response:
         if ctype == "application/x-www-form-urlencoded":
             value = (await urlencoded_fields(request)).get("cmd")
         elif ctype == "multipart/form-data":
-            form_value = (await request.form()).get("cmd")  # an UploadFile is no command
+            form_value = (await read_form(request)).get("cmd")  # an UploadFile is no command
             value = form_value if isinstance(form_value, str) else None
         else:  # a JSON body, as Frappe's form_dict reads it (frappe-js-sdk's forgetPassword posts {"cmd": ...})
             try:

@@ -73,6 +73,30 @@ async def test_a_response_over_the_limit_is_413(site: Site, ctx: Context, admin:
         assert len(ok(await c.get(NOTE, params={"limit": 2}, headers=admin.token))["data"]) == 2
 
 
+
+async def test_a_write_whose_response_is_over_the_limit_is_not_committed(
+        site: Site, ctx: Context, admin: ApiUser, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cap is checked before the unit of work commits: a create, a PUT, a method call that writes
+    and a v2 create answered 413 leave the database as it was (they used to commit, then answer 413)."""
+    [name] = await insert_notes(ctx, {"title": "small"})
+    notes = ctx.db.collection("test_note")
+    big = "x" * 5000  # a request well under the body limit, a response over 4096 bytes
+    async with _client_with(site, monkeypatch, max_response_bytes=4096) as c:
+        for r in (await c.post(NOTE, json={"title": "big", "body": big}, headers=admin.token),
+                  await c.post("/api/v2/document/Test Note", json={"title": "big", "body": big}, headers=admin.token),
+                  await c.post(f"{M}/fw.client.insert", json={"doc": {"doctype": "Test Note", "title": "big",
+                                                                        "body": big}}, headers=admin.token),
+                  await c.put(f"{NOTE}/{name}", json={"body": big}, headers=admin.token),
+                  await c.patch(f"/api/v2/document/Test Note/{name}", json={"body": big}, headers=admin.token)):
+            assert r.status_code == 413, (r.request.method, r.request.url, r.status_code, r.text[:300])
+            assert r.json()["errors"][0]["type"] == "ResponseTooLargeError"
+        assert await notes.count_documents({}) == 1
+        assert (await notes.find_one({"_id": name})).get("body") is None
+        # under the cap the same writes commit
+        ok(await c.put(f"{NOTE}/{name}", json={"body": "y" * 1000}, headers=admin.token))
+        assert (await notes.find_one({"_id": name}))["body"] == "y" * 1000
+
+
 # -- invalid UTF-8 --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("raw", [b"title=%FF%FE", b"title=\xff\xfe", b"data=%7B%22title%22%3A%22%C3%28%22%7D"])
@@ -83,6 +107,41 @@ async def test_invalid_utf8_in_a_form_body_is_400(client: httpx.AsyncClient, ctx
     body = refused(r, 400, "BadRequestError")
     assert "UTF-8" in body["errors"][0]["message"]
     assert await ctx.db.collection("test_note").count_documents({}) == 0
+
+
+
+@pytest.mark.parametrize(("field", "value"), [
+    ("title", b"\xff\xfe"),  # a field's value
+    ("data", b'{"title": "\xc3\x28"}'),  # inside the `data` JSON field
+    ("titl\xe9", b"fine"),  # a field's name (raw Latin-1 in the part header)
+])
+async def test_invalid_utf8_in_a_multipart_body_is_400(client: httpx.AsyncClient, ctx: Context, admin: ApiUser,
+                                                       field: str, value: bytes) -> None:
+    """Starlette's multipart parser falls back to Latin-1 for undecodable text (a note titled "ÿþ")."""
+    boundary = "fwutf8"
+    disposition = f'form-data; name="{field}"'.encode("latin-1")
+    body = (f"--{boundary}\r\n".encode() + b"Content-Disposition: " + disposition + b"\r\n\r\n" + value
+            + f"\r\n--{boundary}--\r\n".encode())
+    headers = {**admin.token, "Content-Type": f"multipart/form-data; boundary={boundary}"}
+    for path in (NOTE, "/api/v2/document/Test Note", f"{M}/fw.client.insert"):
+        assert "UTF-8" in str(refused(await client.post(path, content=body, headers=headers), 400))
+    assert await ctx.db.collection("test_note").count_documents({}) == 0
+
+
+async def test_invalid_utf8_in_an_uploaded_file_name_is_400(client: httpx.AsyncClient, ctx: Context,
+                                                            admin: ApiUser) -> None:
+    boundary = "fwutf8"
+    body = (f"--{boundary}\r\n".encode() + b'Content-Disposition: form-data; name="file"; filename="a\xff.txt"'
+            + b"\r\n\r\ncontent\r\n" + f"--{boundary}--\r\n".encode())
+    r = await client.post(f"{M}/upload_file", content=body,
+                          headers={**admin.token, "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert "UTF-8" in refused(r, 400, "BadRequestError")["errors"][0]["message"]
+    assert await ctx.db.collection("file").count_documents({}) == 0
+
+
+async def test_valid_utf8_in_a_multipart_body_is_kept(client: httpx.AsyncClient, admin: ApiUser) -> None:
+    r = await client.post(NOTE, files={"title": (None, "Grüße €".encode())}, headers=admin.token)
+    assert ok(r)["data"]["title"] == "Grüße €"
 
 
 async def test_invalid_utf8_in_the_query_string_is_400(client: httpx.AsyncClient, admin: ApiUser) -> None:
