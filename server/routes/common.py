@@ -9,6 +9,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from engine.context import Context, bind, run_in_unit_of_work, run_read
+from engine.documents.document import Document
 from server.context import context_for
 from server.errors import server_messages
 from server.responses import dumps, json_response, too_large
@@ -40,7 +41,7 @@ async def _fitting(ctx: Context, call: Callable[[Context], Awaitable[Any]]) -> A
     (`json_response`) cannot refuse a write that was committed."""
     result = await call(ctx)
     limit = ctx.site.settings.max_response_bytes
-    size = len(dumps(result)) + ENVELOPE_SLACK
+    size = len(dumps(_as_data(result))) + ENVELOPE_SLACK
     if ctx.response:
         size += len(dumps(ctx.response))
     if ctx.messages:  # v1's double encoding is the longer of the two forms
@@ -64,3 +65,14 @@ def envelope(ctx: Context, key: str, value: Any, *, status: int = 200, include: 
     if ctx.messages:
         body["_server_messages"] = server_messages(ctx.messages)
     return json_response(body, status, max_bytes=ctx.site.settings.max_response_bytes)
+
+
+def _as_data(value: Any) -> Any:
+    """A result as its response will carry it, at most: a Document (returned by a document method,
+    answered as the fields the caller may read) as all its fields; tuples (a route's several values)
+    item by item."""
+    if isinstance(value, Document):
+        return value.as_dict()
+    if isinstance(value, tuple):
+        return [_as_data(v) for v in value]
+    return value

@@ -25,6 +25,7 @@ from engine.context import Context
 from engine.documents.document import Document
 from engine.methods import client
 from engine.translation import _
+from server.allow import refuse_other_methods
 from server.multipart import read_form
 from server.params import form_dict, urlencoded_fields
 from server.routes import files
@@ -108,6 +109,7 @@ def resolve(ctx: Context, path: str, *, frappe_aliases: bool | None = None) -> w
 async def call_method(request: Request) -> Response:
     path = str(request.path_params["method"]).split("/")[0]
     if path in session_routes.HANDLERS:
+        refuse_other_methods(request, path)
         return await session_routes.HANDLERS[path](request)
     if files.is_upload_path(path, frappe_aliases=request.app.state.settings.frappe_aliases):
         return await files.upload_file(request)  # multipart: parsed by its own route, not form_dict

@@ -177,6 +177,8 @@ async def test_a_long_name_is_cut_in_the_error(client: httpx.AsyncClient, admin:
     ("/login", "GET, HEAD, OPTIONS, POST"),
     (f"{M}/fw.client.delete", "DELETE, OPTIONS, POST"),
     (f"{M}/frappe.client.save", "OPTIONS, POST, PUT"),
+    (f"{M}/login", "OPTIONS, POST"), (f"{M}/logout", "GET, OPTIONS, POST"),
+    ("/api/v2/method/login", "OPTIONS, POST"), (f"{M}/fw.auth.get_csrf_token", "GET, OPTIONS"),
 ])
 async def test_options_and_405_allow_only_served_methods(client: httpx.AsyncClient, path: str, allow: str) -> None:
     r = await client.options(path)
@@ -203,3 +205,43 @@ async def test_system_doctypes_cannot_be_created_through_the_api(client: httpx.A
     refused(await client.post(f"{M}/fw.client.insert_many", json={"docs": [{"doctype": doctype}]},
                               headers=admin.token), 403, "PermissionError")
     assert await ctx.db.collection(collection).count_documents({}) == before
+
+
+async def test_login_is_served_for_post_only(client: httpx.AsyncClient, admin: ApiUser) -> None:
+    """Contract §5: `POST /api/method/login`; another method is a 405 naming POST (it used to try to log
+    in with any method, and `Allow` listed them all)."""
+    for method in ("GET", "PUT", "DELETE"):
+        r = await client.request(method, f"{M}/login", params={"usr": "Administrator", "pwd": "x"})
+        assert r.status_code == 405 and r.headers["allow"] == "OPTIONS, POST", (method, r.status_code)
+        assert "sid" not in r.cookies
+
+
+# -- strangers learn nothing from 404s ---------------------------------------------------------------
+
+async def test_a_caller_without_rights_gets_403_whether_or_not_the_document_exists(
+        client: httpx.AsyncClient, ctx: Context, admin: ApiUser) -> None:
+    """A Guest (no credentials) asking for a missing Test Note got 404 and for an existing one 403:
+    which names exist leaked. Now both are 403 (schemathesis' ignored_auth check); a caller with the
+    right still gets 404 for a missing document."""
+    [name] = await insert_notes(ctx, {"title": "exists"})
+    for method, path in (("GET", f"{NOTE}/{{}}"), ("DELETE", f"{NOTE}/{{}}"), ("PUT", f"{NOTE}/{{}}"),
+                         ("GET", "/api/v2/document/Test Note/{}"), ("DELETE", "/api/v2/document/Test Note/{}")):
+        for target in (name, "missing-one"):
+            r = await client.request(method, path.format(target), json={} if method == "PUT" else None)
+            assert r.status_code == 403, (method, path, target, r.status_code, r.text[:200])
+    assert await ctx.db.collection("test_note").count_documents({}) == 1
+    refused(await client.get(f"{NOTE}/missing-one", headers=admin.token), 404, "DoesNotExistError")
+    refused(await client.delete(f"{NOTE}/missing-one", headers=admin.token), 404, "DoesNotExistError")
+
+
+# -- password fields take text only ----------------------------------------------------------------
+
+@pytest.mark.parametrize("value", [5, True, [1], {"a": 1}, 1.5])
+async def test_a_password_that_is_not_text_is_refused(client: httpx.AsyncClient, ctx: Context, admin: ApiUser,
+                                                     value: object) -> None:
+    """A Password field skipped the type check (it holds a hash once saved): a number or a list was
+    hashed as its str() and the request answered 200."""
+    r = await client.post(NOTE, json={"title": "x", "secret": value}, headers=admin.token)
+    assert refused(r, 417, "FieldTypeError")["errors"][0]["field"] == "secret"
+    assert await ctx.db.collection("test_note").count_documents({}) == 0
+    ok(await client.post(NOTE, json={"title": "x", "secret": "text"}, headers=admin.token))
