@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -75,7 +76,8 @@ async def test_all_checks_on_a_representative_set(site: Site, admin: ApiUser, cl
     (tmp_path / "schemathesis.toml").write_text(CONFIG)
     st = Path(sys.executable).with_name("st")
     async with serve_on_this_loop(site) as base_url:
-        args = [str(st), "--config-file", str(tmp_path / "schemathesis.toml"), "run", f"{base_url}/api/openapi.json", "--url", base_url, "--checks", "all",
+        args = [str(st), "--config-file", str(tmp_path / "schemathesis.toml"), "run",
+                f"{base_url}/api/openapi.json", "--url", base_url, "--checks", "all",
                 "--phases", "examples,coverage,fuzzing,stateful", "--max-examples", str(EXAMPLES),
                 *([] if RANDOM else ["--generation-deterministic"]), "--workers", "1", "--no-color",
                 "--header", f"Authorization: {admin.token['Authorization']}", "--request-timeout", "30",
@@ -89,3 +91,6 @@ async def test_all_checks_on_a_representative_set(site: Site, admin: ApiUser, cl
     text = out.decode(errors="replace")
     print(text[-4000:])
     assert proc.returncode == 0, text[-60_000:]
+    counts = re.search(r"(\d+) generated, (\d+) passed", text)
+    assert counts and int(counts.group(1)) == int(counts.group(2)) >= 20 * len(OPERATIONS), text[-4000:]
+    assert f"Tested: {len(OPERATIONS)}" in text, text[-4000:]
