@@ -15,7 +15,7 @@ subclasses), a body over a size limit with 413; and valid-looking data may be re
 the refusal rests on the database rather than the request's shape (a Link to a document that does not
 exist, a duplicate name), which no JSON Schema can express. 5xx is never expected.
 
-It is the fast, always-on conformance run (a minute or two); tests/server/test_openapi.py fuzzes the
+It is the fast, always-on conformance run (about 20 s); tests/server/test_openapi.py fuzzes the
 whole API with the conformance checks, longer. `FW_CONFORMANCE_EXAMPLES` scales the examples per
 operation; `FW_CONFORMANCE_RANDOM=1` explores with a random seed instead of the deterministic mode.
 """
