@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from engine.site import Site
 
 
-EXPAND_PARAM = json_param("expand", {"type": "array", "items": {"type": "string"}, "examples": [["customer"]]},
+EXPAND_PARAM = json_param("expand", {"type": ["array", "null"], "items": {"type": "string"},
+                                     "examples": [["customer"]]},
                           "Link or Dynamic Link fields whose values become the linked documents the caller "
                           "may read (one query per linked doctype; an unreadable link stays a name)")
 # what `bool_arg` (engine/methods/args.py) takes for a flag; anything else is a 417
@@ -50,11 +51,14 @@ NO_METHOD_BODY = {"type": "object", "properties": {"run_method": {"type": "strin
 
 
 def list_parameters() -> list[dict[str, Any]]:
-    filters = {"anyOf": [{"type": "object"}, {"type": "array", "items": {"type": "array"}}]}
+    # JSON null (or nothing) leaves a JSON parameter out, as `json_arg` reads it
+    filters = {"anyOf": [{"type": "object"}, {"type": "array", "items": {"type": "array"}}, {"type": "null"}]}
     integer = {"type": "integer", "minimum": 0}
     return [
-        json_param("fields", {"type": "array", "items": {"type": "string"}, "examples": [["*"], ["name", "modified"]]},
-                    'Fields to return, JSON list (default ["name"]; ["*"] = every readable field)'),
+        json_param("fields", {"type": ["array", "string", "null"], "items": {"type": "string"},
+                              "examples": [["*"], ["name", "modified"]]},
+                    'Fields to return, JSON list (default ["name"]; ["*"] = every readable field); a JSON '
+                    'string is read as Frappe does: "*" or "name, title"'),
         json_param("filters", {**filters, "examples": [{"docstatus": 0}, [["name", "like", "%a%"]]]},
                     'JSON: {"field": value}, {"field": [op, value]} or [[field, op, value], ...]'),
         json_param("or_filters", filters, "JSON, as filters, combined with OR"),
