@@ -53,7 +53,7 @@ NO_METHOD_BODY = {"type": "object", "properties": {"run_method": {"type": "strin
 def list_parameters() -> list[dict[str, Any]]:
     # JSON null (or nothing) leaves a JSON parameter out, as `json_arg` reads it
     filters = {"anyOf": [{"type": "object"}, {"type": "array", "items": {"type": "array"}}, {"type": "null"}]}
-    integer = {"type": "integer", "minimum": 0}
+    integer = {"anyOf": [{"type": "integer", "minimum": 0}, {"const": "", "description": "blank: the default"}]}
     return [
         json_param("fields", {"type": ["array", "string", "null"], "items": {"type": "string"},
                               "examples": [["*"], ["name", "modified"]]},
