@@ -7,12 +7,26 @@ refuses (the route takes them all; the function's `methods` decide, 403 otherwis
 
 from __future__ import annotations
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.routing import Match, Route
 
 from engine import whitelisted
 
 METHOD_PREFIXES = ("/api/method/", "/api/v1/method/", "/api/v2/method/")
+# the session functions of the method paths (server/routes/session.py) and the methods they are
+# served with; any other method is a 405 (contract §5: `POST` login, `GET|POST` logout)
+SESSION_METHODS: dict[str, frozenset[str]] = {
+    "login": frozenset({"POST"}), "logout": frozenset({"GET", "POST"}),
+    "fw.auth.get_csrf_token": frozenset({"GET"}), "frappe.auth.get_csrf_token": frozenset({"GET"}),
+}
+
+
+def refuse_other_methods(request: Request, name: str) -> None:
+    """A 405 (with `Allow`, server/errors.py) for a session function called with another method."""
+    methods = SESSION_METHODS[name]
+    if request.method not in methods and not (request.method == "HEAD" and "GET" in methods):
+        raise HTTPException(405)
 
 
 def allowed_methods(request: Request) -> list[str]:
@@ -37,6 +51,8 @@ def _function_methods(request: Request) -> set[str] | None:
     if prefix is None:
         return None
     name = path[len(prefix):].split("/")[0]
+    if name in SESSION_METHODS:
+        return set(SESSION_METHODS[name])
     settings = request.app.state.settings
     if settings.frappe_aliases and name.startswith("frappe."):
         name = "fw." + name[len("frappe."):]

@@ -13,6 +13,7 @@ from starlette.types import Scope
 
 from engine import exceptions as exc
 from engine.translation import _
+from server.multipart import read_form
 
 DROPPED = frozenset({"_", "cmd", "sid", "ignore_permissions", "flags"})
 # where form_dict keeps what it read, in the ASGI scope (cheaper than `request.state`)
@@ -60,7 +61,7 @@ async def _read_arguments(request: Request) -> tuple[dict[str, Any], str]:
         return data, "form"
     if ctype == "multipart/form-data":
         data = _query_arguments(scope)
-        form = await request.form()
+        form = await read_form(request)
         for key, value in form.multi_items():
             if not isinstance(value, UploadFile):
                 data[key] = value
@@ -85,12 +86,20 @@ async def urlencoded_fields(request: Request) -> dict[str, str]:
 
 def _parse_urlencoded(raw: bytes, *, body: bool) -> dict[str, str]:
     """Fields of URL-encoded text that must be UTF-8, raw or percent-encoded: anything else is refused
-    (Starlette's parsers put U+FFFD or Latin-1 in its place, and a document was stored as "��")."""
+    (Starlette's parsers put U+FFFD or Latin-1 in its place, and a document was stored as "��"). A
+    name given twice with different values is refused too: which one was meant cannot be known
+    (Frappe reads the first, Starlette the last); the same value repeated is harmless."""
     try:
-        return dict(parse_qsl(raw.decode("utf-8"), keep_blank_values=True, encoding="utf-8", errors="strict"))
+        pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, encoding="utf-8", errors="strict")
     except UnicodeDecodeError:
         raise exc.BadRequestError(_("Invalid UTF-8 in the form body") if body
                                   else _("Invalid UTF-8 in the query string")) from None
+    fields = dict(pairs)
+    if len(fields) != len(pairs):  # (rare: one comparison on the common path)
+        for name, value in pairs:
+            if fields[name] != value:
+                raise exc.BadRequestError(_("{0} is given more than once, with different values", name[:100]))
+    return fields
 
 
 # How deep a JSON request body may nest objects and arrays (the outermost counts as 1). Frappe sets no

@@ -58,6 +58,10 @@ def json_response(data: Any, status_code: int = 200, headers: Mapping[str, str] 
     """`data` as JSON; over `max_bytes` (FW_MAX_RESPONSE_BYTES, for success bodies) ResponseTooLargeError."""
     body = dumps(data)
     if max_bytes is not None and len(body) > max_bytes:
-        raise exc.ResponseTooLargeError(_(
-            "The response would be larger than {0} bytes; ask for fewer rows or fields", max_bytes))
+        raise too_large(max_bytes)
     return Response(body, status_code=status_code, headers=headers, media_type="application/json")
+
+
+def too_large(max_bytes: int) -> exc.ResponseTooLargeError:
+    return exc.ResponseTooLargeError(_(
+        "The response would be larger than {0} bytes; ask for fewer rows or fields", max_bytes))

@@ -39,7 +39,9 @@ def coerce_fields(doc: BaseDocument) -> None:
         doctype = d.doctype
         for field in d.meta.value_fields:
             name = field.fieldname
-            if field.fieldtype == "Password":
+            if field.fieldtype == "Password":  # kept as sent (a stored hash passes through), but text only
+                if data.get(name) is not None and not isinstance(data.get(name), str):
+                    fieldtypes.coerce_value(field, data.get(name), doctype=doctype)  # FieldTypeError
                 continue
             data[name] = fieldtypes.coerce_value(field, data.get(name), doctype=doctype)
         data["docstatus"] = docstatus.coerce(data.get("docstatus"))

@@ -37,10 +37,22 @@ async def readable_dict(ctx: Context, doc: Document, *, no_nulls: bool = False) 
     return await permissions.readable_data(ctx, doc.meta, doc.as_dict(no_nulls=no_nulls))
 
 
+async def fetch(ctx: Context, doctype: str, name: str, ptype: str) -> Document:
+    """`get_doc`, but a caller without the `ptype` right on the doctype (on any of its documents) is
+    refused with 403 whether or not the document exists: a stranger (Guest, say) learns nothing of
+    which names exist from 404s. Checked only when the document is missing: the hot path is unchanged,
+    and a document found is judged by the caller as before."""
+    try:
+        return await get_doc(ctx, doctype, name)
+    except exc.DoesNotExistError:
+        await permissions.check_doctype(ctx, doctype, ptype)
+        raise
+
+
 async def load_for(ctx: Context, doctype: str, name: str, ptype: str = "read") -> Document:
     """Load a document the caller holds `ptype` on (403 otherwise). `has_permission` on a stored
     document judges the `if_owner` rule and the `permission_query_conditions` row conditions too."""
-    doc = await get_doc(ctx, doctype, name)
+    doc = await fetch(ctx, doctype, name, ptype)
     if doc.meta.issingle and not doc.get("name"):  # a Single never saved yet is still named after its doctype
         doc._data["name"] = doc.meta.name
     await permissions.check_document(ctx, doc, ptype)
@@ -200,7 +212,7 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
     checked = "modified" in data
     if not checked:
         await concurrency.take_turn(ctx, doctype, name)
-    doc = await get_doc(ctx, doctype, name)
+    doc = await fetch(ctx, doctype, name, "write")
     if not checked:
         concurrency.rerun_if_changed(doc)
     skip = read_only_fields(doc.meta)
@@ -223,7 +235,7 @@ async def save(ctx: Context, doc: Any) -> dict[str, Any]:
 @whitelist(path="fw.client.submit", methods=["POST", "PUT"])
 async def submit(ctx: Context, doc: Any) -> dict[str, Any]:
     data, doctype, name = document_ref(doc)
-    stored = await get_doc(ctx, doctype, name)
+    stored = await fetch(ctx, doctype, name, "submit")
     if int(stored.get("docstatus") or 0) != 0:
         raise exc.DocstatusTransitionError(_("Only a draft can be submitted: {0} {1} has docstatus {2}",
                                              _(doctype), name, stored.get("docstatus")), field="docstatus")
@@ -232,14 +244,14 @@ async def submit(ctx: Context, doc: Any) -> dict[str, Any]:
 
 @whitelist(path="fw.client.cancel", methods=["POST", "PUT"])
 async def cancel(ctx: Context, doctype: str, name: str) -> dict[str, Any]:
-    doc = await get_doc(ctx, doctype, name)
+    doc = await fetch(ctx, doctype, name, "cancel")
     await doc.cancel()
     return await readable_dict(ctx, doc)
 
 
 @whitelist(path="fw.client.delete", methods=["POST", "DELETE"])
 async def delete(ctx: Context, doctype: str, name: str) -> None:
-    doc = await get_doc(ctx, doctype, name)
+    doc = await fetch(ctx, doctype, name, "delete")
     await doc.delete()
 
 

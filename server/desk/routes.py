@@ -26,6 +26,7 @@ from engine.translation import _
 from server.context import context_for, negotiate_language, request_caller, site_of
 from server.desk import pages
 from server.desk.assets import IMMUTABLE, LOGIN_ENTRY, PREFIX, REVALIDATE, DeskAssets
+from server.multipart import read_form
 from server.routes import method
 from server.routes.common import run
 from server.routes.session import open_session, set_session_cookies
@@ -114,7 +115,7 @@ async def login_page(request: Request) -> Response:
 async def login_submit(request: Request) -> Response:
     """`POST /login`: the form posted without JavaScript (the page's script normally logs in through
     `/api/method/login`): on success to the target, else the form again with the server's message."""
-    form = await request.form()
+    form = await read_form(request)
     lang = negotiate_language(request.headers.get("accept-language"), None)
     target = pages.safe_target(_text(form.get("redirect-to")))
     usr = _text(form.get("usr"))

@@ -23,6 +23,7 @@ from server.openapi.operations import (
 )
 from server.openapi.signatures import (
     Schemas,
+    lax,
     query_schema,
     return_schema,
     signature_params,
@@ -34,20 +35,30 @@ if TYPE_CHECKING:
     from engine.site import Site
 
 
-EXPAND_PARAM = json_param("expand", {"type": "array", "items": {"type": "string"}, "examples": [["customer"]]},
+EXPAND_PARAM = json_param("expand", {"type": ["array", "null"], "items": {"type": "string"},
+                                     "examples": [["customer"]]},
                           "Link or Dynamic Link fields whose values become the linked documents the caller "
                           "may read (one query per linked doctype; an unreadable link stays a name)")
-EXPAND_LINKS_PARAM = {"name": "expand_links", "in": "query", "schema": {"type": "integer", "enum": [0, 1]},
+# what `bool_arg` (engine/methods/args.py) takes for a flag; anything else is a 417
+FLAG = {"anyOf": [{"type": ["integer", "boolean"], "enum": [0, 1, True, False]},
+                  {"type": "string", "enum": ["", "0", "1", "true", "false", "True", "False", "yes", "no"]}]}
+EXPAND_LINKS_PARAM = {"name": "expand_links", "in": "query", "schema": FLAG,
                       "description": "1: every Link and Dynamic Link, child rows included, becomes the linked "
                                      "document the caller may read"}
 
 
+NO_METHOD_BODY = {"type": "object", "properties": {"run_method": {"type": "string"}}}
+
+
 def list_parameters() -> list[dict[str, Any]]:
-    filters = {"anyOf": [{"type": "object"}, {"type": "array", "items": {"type": "array"}}]}
-    integer = {"type": "integer", "minimum": 0}
+    # JSON null (or nothing) leaves a JSON parameter out, as `json_arg` reads it
+    filters = {"anyOf": [{"type": "object"}, {"type": "array", "items": {"type": "array"}}, {"type": "null"}]}
+    integer = {"anyOf": [{"type": "integer", "minimum": 0}, {"const": "", "description": "blank: the default"}]}
     return [
-        json_param("fields", {"type": "array", "items": {"type": "string"}, "examples": [["*"], ["name", "modified"]]},
-                    'Fields to return, JSON list (default ["name"]; ["*"] = every readable field)'),
+        json_param("fields", {"type": ["array", "string", "null"], "items": {"type": "string"},
+                              "examples": [["*"], ["name", "modified"]]},
+                    'Fields to return, JSON list (default ["name"]; ["*"] = every readable field); a JSON '
+                    'string is read as Frappe does: "*" or "name, title"'),
         json_param("filters", {**filters, "examples": [{"docstatus": 0}, [["name", "like", "%a%"]]]},
                     'JSON: {"field": value}, {"field": [op, value]} or [[field, op, value], ...]'),
         json_param("or_filters", filters, "JSON, as filters, combined with OR"),
@@ -58,7 +69,7 @@ def list_parameters() -> list[dict[str, Any]]:
         {"name": "limit_page_length", "in": "query", "schema": integer,
          "description": "Page length (default 20, capped; 0 = up to the cap)"},
         {"name": "limit", "in": "query", "schema": integer, "description": "Alias of limit_page_length"},
-        {"name": "as_dict", "in": "query", "schema": {"type": "integer", "enum": [0, 1]},
+        {"name": "as_dict", "in": "query", "schema": FLAG,
          "description": "0: rows as lists of values"},
         EXPAND_PARAM,
     ]
@@ -96,15 +107,14 @@ def _run_method_body(controller: type, schemas: Schemas, submittable: bool,
     for attr, fn, info in document_methods(controller, submittable):
         if "POST" not in info.methods:
             continue
-        params, var_kw = signature_params(fn, bound=True)
+        params, _var_kw = signature_params(fn, bound=True)  # (arguments it does not take are ignored)
         props: dict[str, Any] = {"run_method": {"type": "string", "const": attr}}
         required = ["run_method"]
         for pname, annotation, req, default in params:
-            props[pname] = with_default(schemas.of(annotation, mode="validation"), default, required=req)
+            props[pname] = with_default(lax(schemas.of(annotation, mode="validation")), default, required=req)
             if req:
                 required.append(pname)
-        variants.append({"type": "object", "title": attr, "properties": props, "required": required,
-                         "additionalProperties": var_kw})
+        variants.append({"type": "object", "title": attr, "properties": props, "required": required})
         returns.append(method_return(fn, schemas, doc_schema)[0])
     if not variants:
         return None
@@ -124,16 +134,21 @@ def resource_paths(meta: Meta, site: Site, schemas: Schemas) -> dict[str, Any]:
         "parameters": [name_param],
         "get": make_operation(f"get_{comp}", f"Read a {doctype}", tags, envelope("data", ref(comp)),
                               parameters=[EXPAND_PARAM, EXPAND_LINKS_PARAM]),
+        # no body (or an empty one) saves the document unchanged, as Frappe does
         "put": make_operation(f"update_{comp}", f"Update a {doctype}", tags, envelope("data", ref(comp)),
-                          body=ref(f"{comp}.update"), body_required=True),
+                              body=ref(f"{comp}.update")),
         "delete": make_operation(f"delete_{comp}", f"Delete a {doctype}", tags,
                              envelope("data", {"type": "string", "const": "ok"}), status="202"),
     }
     run = _run_method_body(site.apps.controller(doctype), schemas, meta.is_submittable, ref(comp))
+    summary = f"Run a whitelisted method of a {doctype} (`run_method`)"
     if run is not None:
+        doc_path["post"] = make_operation(f"run_method_{comp}", summary, tags, envelope("data", run[1]),
+                                          body=run[0], body_required=True)
+    else:  # the route serves POST on every document; this controller whitelists nothing, so it is refused
         doc_path["post"] = make_operation(
-            f"run_method_{comp}", f"Run a whitelisted method of a {doctype} (`run_method`)", tags,
-            envelope("data", run[1]), body=run[0], body_required=True)
+            f"run_method_{comp}", summary, tags, envelope("data", {}), body=NO_METHOD_BODY,
+            description=f"{doctype} has no whitelisted method: every call is refused with 403.")
     return {
         list_path: {
             "get": make_operation(f"list_{comp}", f"List {doctype}", tags,
@@ -183,10 +198,13 @@ def call_operations(fn: Any, methods: list[str], schemas: Schemas, *, op_id: str
             props = {}
             required = []
             for pname, annotation, req, default in params:
-                props[pname] = with_default(schemas.of(annotation, mode="validation"), default, required=req)
+                props[pname] = with_default(lax(schemas.of(annotation, mode="validation")), default, required=req)
                 if req:
                     required.append(pname)
-            body: dict[str, Any] = {"type": "object", "properties": props, "additionalProperties": var_kw}
+            # arguments the function does not take are ignored (Frappe's `frappe.call` drops them too)
+            body: dict[str, Any] = {"type": "object", "properties": props}
+            if var_kw:
+                body["description"] = "Further arguments are passed on as keyword arguments"
             if required:
                 body["required"] = required
             item[method.lower()] = make_operation(method_op_id, summary, tags, ok, body=body,

@@ -53,7 +53,7 @@ def nulls_kept(read: dict[str, Any]) -> dict[str, Any]:
 
 def _v2_list_parameters() -> list[dict[str, Any]]:
     v1 = {p["name"]: p for p in list_parameters()}
-    integer = {"type": "integer", "minimum": 0}
+    integer = {"anyOf": [{"type": "integer", "minimum": 0}, {"const": "", "description": "blank: the default"}]}
     return [*(v1[k] for k in ("fields", "filters", "or_filters", "order_by", "group_by")),
             {"name": "start", "in": "query", "schema": integer, "description": "Rows to skip (default 0)"},
             {"name": "limit", "in": "query", "schema": integer,

@@ -112,6 +112,40 @@ def _fits(schema: dict[str, Any], value: Any) -> bool:
     return any(isinstance(value, JSON_TYPES.get(name, ())) for name in names)
 
 
+# What pydantic's lax validation (`TypeAdapter.validate_python`, server/routes/method.py) takes besides
+# the JSON type: an int or a float also from a bool or its text (underscores, blanks around), a bool
+# also from 0/1 or words such as "yes"/"off"; so a request schema describes every argument accepted.
+LAX_INT = r"^\s*[+-]?[0-9][0-9_]*(\.0*)?\s*$"
+LAX_FLOAT = (r"^\s*([+-]?([0-9][0-9_]*\.?[0-9_]*|\.[0-9]+)([eE][+-]?[0-9]+)?"
+             r"|[+-]?([Ii][Nn][Ff]([Ii][Nn][Ii][Tt][Yy])?|[Nn][Aa][Nn]))\s*$")
+LAX_BOOL = (r"^\s*(0|1|[Oo][Nn]|[Oo][Ff][Ff]|[Tt]([Rr][Uu][Ee])?|[Ff]([Aa][Ll][Ss][Ee])?|[Yy]([Ee][Ss])?"
+            r"|[Nn][Oo]?)\s*$")
+
+
+def lax(schema: dict[str, Any]) -> dict[str, Any]:
+    """A validation schema widened to what lax validation accepts (nested schemas too)."""
+    if not isinstance(schema, dict):
+        return schema
+    out = dict(schema)
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        if isinstance(out.get(key), list):
+            out[key] = [lax(option) for option in out[key]]
+    for key in ("items", "additionalProperties"):
+        if isinstance(out.get(key), dict):
+            out[key] = lax(out[key])
+    if isinstance(out.get("properties"), dict):
+        out["properties"] = {name: lax(value) for name, value in out["properties"].items()}
+    kind = out.get("type")
+    if kind == "integer":
+        out |= {"type": ["integer", "boolean", "string"], "pattern": LAX_INT}
+    elif kind == "number":
+        out |= {"type": ["number", "boolean", "string"], "pattern": LAX_FLOAT}
+    elif kind == "boolean":
+        out |= {"type": ["boolean", "integer", "string"], "pattern": LAX_BOOL, "minimum": 0, "maximum": 1,
+                "multipleOf": 1}
+    return out
+
+
 def with_default(schema: dict[str, Any], default: Any, *, required: bool) -> dict[str, Any]:
     if not required and _json_default(default) and default is not None and _fits(schema, default):
         return {**schema, "default": default}

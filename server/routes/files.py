@@ -29,6 +29,7 @@ from engine.files import names, serving, storage, upload
 from engine.methods import client
 from engine.translation import _
 from server.context import context_for
+from server.multipart import read_form
 from server.params import form_dict
 from server.routes.common import envelope, run
 
@@ -80,7 +81,7 @@ async def _the_file(request: Request) -> UploadFile | None:
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != "multipart/form-data":
         return None
-    form = await request.form()  # parsed (and cached) by form_dict already
+    form = await read_form(request)  # parsed (and cached) by form_dict already
     files = [v for v in form.getlist("file") if isinstance(v, UploadFile)]
     if len(files) > 1:
         raise exc.ValidationError(_("Upload one file per request"), field="file")

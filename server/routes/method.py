@@ -25,6 +25,8 @@ from engine.context import Context
 from engine.documents.document import Document
 from engine.methods import client
 from engine.translation import _
+from server.allow import refuse_other_methods
+from server.multipart import read_form
 from server.params import form_dict, urlencoded_fields
 from server.routes import files
 from server.routes import session as session_routes
@@ -107,6 +109,7 @@ def resolve(ctx: Context, path: str, *, frappe_aliases: bool | None = None) -> w
 async def call_method(request: Request) -> Response:
     path = str(request.path_params["method"]).split("/")[0]
     if path in session_routes.HANDLERS:
+        refuse_other_methods(request, path)
         return await session_routes.HANDLERS[path](request)
     if files.is_upload_path(path, frappe_aliases=request.app.state.settings.frappe_aliases):
         return await files.upload_file(request)  # multipart: parsed by its own route, not form_dict
@@ -135,7 +138,7 @@ async def legacy_cmd(request: Request) -> Response:
         if ctype == "application/x-www-form-urlencoded":
             value = (await urlencoded_fields(request)).get("cmd")
         elif ctype == "multipart/form-data":
-            form_value = (await request.form()).get("cmd")  # an UploadFile is no command
+            form_value = (await read_form(request)).get("cmd")  # an UploadFile is no command
             value = form_value if isinstance(form_value, str) else None
         else:  # a JSON body, as Frappe's form_dict reads it (frappe-js-sdk's forgetPassword posts {"cmd": ...})
             try:

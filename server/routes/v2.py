@@ -27,6 +27,7 @@ from engine.methods.args import json_arg, whole_arg
 from engine.query import listing
 from engine.site import Site
 from engine.translation import _
+from server.allow import refuse_other_methods
 from server.context import context_for, request_caller, site_of
 from server.params import form_dict
 from server.responses import json_response
@@ -212,6 +213,7 @@ async def call_method(request: Request) -> Response:
     path = str(request.path_params["method"])
     special = SESSION_HANDLERS.get(path)
     if special is not None:
+        refuse_other_methods(request, path)
         return await special(request)
     if files.is_upload_path(path, frappe_aliases=request.app.state.settings.frappe_aliases):
         return await files.upload_file(request, lambda ctx, doc: respond(ctx, doc))

@@ -96,7 +96,7 @@ async def test_lists_doctypes_and_methods(site: Site) -> None:
     listing = {p["name"]: p for p in paths["/api/resource/Test Note"]["get"]["parameters"]}
     assert set(listing) == {"fields", "filters", "or_filters", "order_by", "limit_start", "limit_page_length",
                             "limit", "group_by", "as_dict", "expand"}
-    assert listing["limit_start"]["schema"]["type"] == "integer"
+    assert listing["limit_start"]["schema"]["anyOf"][0] == {"type": "integer", "minimum": 0}
     assert "202" in paths["/api/resource/Test Note/{name}"]["delete"]["responses"]
     responses = paths["/api/resource/Test Note"]["post"]["responses"]
     for code in ("400", "401", "403", "404", "409", "413", "417", "429", "503", "504"):
@@ -127,14 +127,19 @@ async def test_field_types(site: Site) -> None:
     assert "required" not in note  # responses omit nulls
     assert new_note["properties"]["secret"]["writeOnly"] is True
     assert new_note["required"] == ["title"] and new_note["additionalProperties"] is False
-    assert new_note["properties"]["title"]["type"] == "string"  # mandatory: not nullable
-    assert new_note["properties"]["count"]["type"] == ["integer", "null"]
+    # requests: what the engine's coercion takes (numbers as text, text as numbers, blank for none)
+    assert new_note["properties"]["title"]["type"] == ["string", "number"]  # mandatory: not nullable
+    assert new_note["properties"]["count"]["type"] == ["integer", "boolean", "string", "null"]
+    assert new_note["properties"]["count"]["pattern"] == r"^\s*([+-]?[0-9]+(\.0+)?)?\s*$"
+    assert new_note["properties"]["due"]["pattern"] == r"^\s*([0-9]{4}-[0-9]{2}-[0-9]{2})?\s*$"
+    assert new_note["properties"]["status"]["enum"] == ["Open", "Closed", "", None]
+    assert {"type": "null"} in new_note["properties"]["is_done"]["anyOf"]
     order = schemas["Test_Order"]["properties"]
     assert order["items"] == {"type": "array", "items": {"$ref": "#/components/schemas/Test_Order_Item"}}
     assert schemas["Test_Order.create"]["properties"]["items"]["items"] == {
         "$ref": "#/components/schemas/Test_Order_Item.row"}
     assert "customer_name" not in schemas["Test_Order.create"]["properties"]  # read-only
-    assert schemas["Test_Order.update"]["properties"]["docstatus"]["enum"] == [0, 1, 2]
+    assert schemas["Test_Order.update"]["properties"]["docstatus"]["anyOf"][0]["enum"] == [0, 1, 2, True, False, None]
 
 
 async def test_cached_per_site_and_rebuilt_on_meta_change(site: Site, ctx: Context,
