@@ -45,6 +45,10 @@ def custom_field_problem(base: Meta, field: DocFieldSchema) -> str | None:
         return f"{name!r} is a reserved fieldname"
     if name in base.by_name:
         return f"{base.name} already has a field {name!r}"
+    key = base.schema.shard_key
+    if field.unique and key is not None and key != [name]:
+        return (f"{base.name} declares the shard key {key}, and a unique field cannot be enforced across "
+                "shards (docs/scaling.md)")
     return None
 
 

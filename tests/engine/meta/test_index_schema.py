@@ -10,7 +10,8 @@ import pytest
 from pydantic import ValidationError
 
 from engine import exceptions as exc
-from engine.meta.schema import DocTypeSchema, IndexSchema, Meta, parse_doctype
+from engine.meta.registry import custom_field_problem
+from engine.meta.schema import DocFieldSchema, DocTypeSchema, IndexSchema, Meta, parse_doctype
 from engine.schema_sync import desired_indexes
 
 
@@ -84,3 +85,12 @@ def test_an_unshardable_doctype_is_refused_with_the_reason(changes: dict, proble
     with pytest.raises(exc.ConfigurationError, match="shard_key") as raised:
         parse_doctype(scored(**changes), "probe.json")
     assert problem in str(raised.value) and "probe.json" in str(raised.value)
+
+
+def test_a_unique_custom_field_on_a_sharded_doctype_is_refused() -> None:
+    base = Meta(parse_doctype(scored(), "probe.json"))
+    refused = custom_field_problem(base, DocFieldSchema(fieldname="badge", fieldtype="Data", unique=True))
+    assert refused is not None and "shard key ['employee']" in refused
+    assert custom_field_problem(base, DocFieldSchema(fieldname="badge", fieldtype="Data")) is None
+    unsharded = Meta(parse_doctype(scored(shard_key=None), "probe.json"))
+    assert custom_field_problem(unsharded, DocFieldSchema(fieldname="badge", fieldtype="Data", unique=True)) is None
