@@ -2,11 +2,9 @@
 // uploads through `upload_file` (attached to the document once it is saved; with a progress bar; a
 // file over the server's limit is refused before it is sent), and Remove. The field
 // holds the file's URL; the form saves it as any other value.
-import { uploadFile } from "../upload.js";
 import { __ } from "../i18n.js";
-import { html, useState } from "../lib/html.js";
-import { showError } from "../ui/messages.js";
-import { UploadProgress } from "../ui/upload_progress.js";
+import { html } from "../lib/html.js";
+import { UploadProgress, useFileUpload } from "../ui/upload_progress.js";
 import { ControlFrame, describedBy } from "./base.js";
 import { registerControl } from "./registry.js";
 
@@ -29,27 +27,12 @@ export function safeFileUrl(url) {
 
 export function AttachControl(props) {
 	const { frm, df, value, id, readOnly, error, onChange } = props;
-	const [uploading, setUploading] = useState(null); // {name, percent}
+	const [uploading, sendFile] = useFileUpload();
 	const url = value ? String(value) : "";
 	const isImage = df.fieldtype === "Attach Image";
-
-	async function upload(event) {
-		const input = event.currentTarget;
-		const file = input.files && input.files[0];
-		if (!file) return;
-		setUploading({ name: file.name, percent: 0 });
-		try {
-			const saved = frm && !frm.is_new() ? { doctype: frm.doctype, docname: frm.docname } : {};
-			const onProgress = (percent) => setUploading({ name: file.name, percent });
-			const record = await uploadFile(file, { ...saved, onProgress });
-			onChange(record.file_url);
-		} catch (failure) {
-			showError(failure);
-		} finally {
-			setUploading(null);
-			input.value = "";
-		}
-	}
+	// attached to the document once it is saved; a new document's field just holds the URL
+	const upload = (event) => sendFile(event, frm && !frm.is_new() ? { doctype: frm.doctype, docname: frm.docname } : {},
+		(record) => onChange(record.file_url));
 
 	return html`<${ControlFrame} ...${props}>
 		<div class="attach-field">

@@ -4,32 +4,16 @@
 import { deleteDoc } from "../../api.js";
 import { safeFileUrl } from "../../controls/attach.js";
 import { __ } from "../../i18n.js";
-import { html, useState } from "../../lib/html.js";
+import { html } from "../../lib/html.js";
 import { confirmDialog } from "../../ui/confirm.js";
 import { showError } from "../../ui/messages.js";
-import { UploadProgress } from "../../ui/upload_progress.js";
-import { uploadFile } from "../../upload.js";
+import { UploadProgress, useFileUpload } from "../../ui/upload_progress.js";
 import { refreshDocinfo } from "./docinfo.js";
 
 export function Attachments({ frm, canChange }) {
-	const [uploading, setUploading] = useState(null); // {name, percent}
+	const [uploading, sendFile] = useFileUpload();
 	const files = (frm.docinfo && frm.docinfo.attachments) || [];
-	async function upload(event) {
-		const input = event.currentTarget;
-		const file = input.files && input.files[0];
-		if (!file) return;
-		setUploading({ name: file.name, percent: 0 });
-		try {
-			const onProgress = (percent) => setUploading({ name: file.name, percent });
-			await uploadFile(file, { doctype: frm.doctype, docname: frm.docname, onProgress });
-			await refreshDocinfo(frm);
-		} catch (error) {
-			showError(error);
-		} finally {
-			setUploading(null);
-			input.value = "";
-		}
-	}
+	const upload = (event) => sendFile(event, { doctype: frm.doctype, docname: frm.docname }, () => refreshDocinfo(frm));
 	async function remove(file) {
 		if (!(await confirmDialog(__("Remove the attachment {0}?", [file.file_name || file.name]), { title: __("Remove") }))) return;
 		try {
