@@ -40,6 +40,10 @@ AFTER = ReturnDocument.AFTER
 DriverError = driver_errors.PyMongoError  # what may escape a driver call: `translate_error` maps it
 
 DEFAULT_SERVER_SELECTION_TIMEOUT_MS = 3_000
+# how long a server the driver marked unknown after a dropped connection may take to be found again
+# before a retry gives up (0.5 s was too short on a loaded machine: a commit with an unknown outcome
+# then answered 503 although the server was there); it adds at most this to a down mongod's 503
+REDISCOVERY_WAIT = 1.0
 DEFAULT_RETRY_BUDGET_MS = 15_000  # outlasts a default election (electionTimeoutMillis 10 s + the vote)
 RETRY_BUDGET_OPTION = "fwRetryBudgetMS"  # fw's own connection-string option, taken out before the driver
 WRITE_CONFLICT = 112
@@ -92,7 +96,7 @@ class Database:
     async def ping(self) -> None:
         await self.handle.command("ping")
 
-    async def reachable(self, wait: float = 0.5) -> bool:
+    async def reachable(self, wait: float = REDISCOVERY_WAIT) -> bool:
         """Whether some member of the deployment answers, as the driver's monitors see it: true during
         an election (the secondaries answer), false for a lone mongod that is down. A server the
         driver has just marked unknown after a dropped connection gets `wait` seconds to be found again."""
