@@ -1,7 +1,7 @@
 """fw at two checkouts, alternated in one run on one mongod: did a change cost throughput?
 
     git worktree add /tmp/fw-before <commit>
-    python bench/ab_bench.py --before /tmp/fw-before [--duration 8] [--rounds 3] [--workers 2]
+    python bench/ab_bench.py --before /tmp/fw-before [--after DIR] [--duration 8] [--rounds 3] [--workers 2]
 
 The peer benchmark's workload (bench/peer_bench.py: 10,000 `Bench Score` documents, GET one, the
 list, PUT one field without `modified`, POST create, a System Manager's API key) against
@@ -27,14 +27,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
-from bench.http_bench import run_wrk, stop, wait_ready  # noqa: E402
-from bench.peer_bench import OPERATIONS, Result, group_cpu_seconds, lua_scripts, seed  # noqa: E402
+from bench.http_bench import stop, wait_ready  # noqa: E402
+from bench.peer_bench import OPERATIONS, alternate, lua_scripts, seed  # noqa: E402
 from engine import embedded  # noqa: E402
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--before", type=Path, required=True, help="a checkout of the earlier commit")
+    parser.add_argument("--after", type=Path, default=ROOT.parent, help="the later checkout (default: this one)")
     parser.add_argument("--duration", type=int, default=8)
     parser.add_argument("--connections", type=int, default=32)
     parser.add_argument("--workers", type=int, default=2)
@@ -51,17 +52,18 @@ def main() -> None:
         if side not in extra or not eq:
             sys.exit(f"--env {item!r}: write before:NAME=VALUE or after:NAME=VALUE")
         extra[side][name] = value
-    before = args.before.resolve()
+    before, after = args.before.resolve(), args.after.resolve()
     operations = [(title, op) for title, op in OPERATIONS if not args.ops or op in args.ops]
-    if not (before / "engine" / "cli.py").exists():
-        sys.exit(f"{before} is not a checkout of fw (no engine/cli.py)")
+    for checkout in (before, after):
+        if not (checkout / "engine" / "cli.py").exists():
+            sys.exit(f"{checkout} is not a checkout of fw (no engine/cli.py)")
     if not shutil.which("wrk"):
         sys.exit("wrk not found: apt-get install wrk")
     work = Path(tempfile.mkdtemp(prefix="fw-ab-bench-"))
     mongod = embedded.start(work / "mongo", durable=True)
     servers: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
     try:
-        checkouts = {"before": before, "after": Path(os.environ.get("AB_AFTER", ROOT.parent))}
+        checkouts = {"before": before, "after": after}
         scripts = {}
         for label, checkout in checkouts.items():
             db_name = f"fw_ab_{label}"
@@ -78,23 +80,9 @@ def main() -> None:
             servers[label] = (proc, port)
         for proc, port in servers.values():
             wait_ready(f"http://127.0.0.1:{port}", proc, timeout=180)
-        results = {(op, label): Result() for _, op in operations for label in servers}
-        for label, (_, port) in servers.items():  # warm-up
-            for op in ("get_one", "get_list"):
-                run_wrk(f"http://127.0.0.1:{port}", scripts[label][op], 2, args.connections)
-        for _, op in operations:
-            for _ in range(args.rounds):
-                for label, (proc, port) in servers.items():
-                    cpu_before = group_cpu_seconds(proc.pid)
-                    rps, p50, p99, errors = run_wrk(f"http://127.0.0.1:{port}", scripts[label][op], args.duration,
-                                                    args.connections)
-                    r = results[(op, label)]
-                    r.rps.append(rps)
-                    r.p50.append(p50)
-                    r.p99.append(p99)
-                    r.errors += errors
-                    r.server_us.append((group_cpu_seconds(proc.pid) - cpu_before) / (rps * args.duration) * 1e6)
-        print(f"\nbefore = {before}, after = {ROOT.parent}\nwrk -c{args.connections} -d{args.duration}s, "
+        results = alternate(servers, scripts, [op for _, op in operations], rounds=args.rounds,
+                            duration=args.duration, connections=args.connections)
+        print(f"\nbefore = {before}, after = {after}\nwrk -c{args.connections} -d{args.duration}s, "
               f"{args.workers} server processes each, {args.rounds} alternated round(s), medians\n")
         print(f"{'operation':44} {'req/s before':>12} {'after':>7} {'after/before':>12} {'p99 ms':>13} "
               f"{'CPU µs/req':>13} {'errors':>7}")

@@ -116,6 +116,34 @@ class Result:
         return statistics.median(getattr(self, name))
 
 
+def alternate(servers: dict[str, tuple[subprocess.Popen[bytes], int]], scripts: dict[str, dict[str, Path]],
+              ops: list[str], *, rounds: int, duration: int, connections: int,
+              mongod_pid: int | None = None) -> dict[tuple[str, str], Result]:
+    """wrk against every server for each operation, alternated round by round (so a noisy moment hits
+    every server alike), after a short warm-up (connection pools, caches, the first imports); server
+    CPU per request, and mongod's when `mongod_pid` is given. Keyed by (operation, server label)."""
+    results = {(op, label): Result() for op in ops for label in servers}
+    for label, (_, port) in servers.items():
+        for op in ("get_one", "get_list"):
+            run_wrk(f"http://127.0.0.1:{port}", scripts[label][op], 2, connections)
+    for op in ops:
+        for _ in range(rounds):
+            for label, (proc, port) in servers.items():
+                server_before = group_cpu_seconds(proc.pid)
+                mongod_before = process_cpu_seconds(mongod_pid) if mongod_pid else 0.0
+                rps, p50, p99, errors = run_wrk(f"http://127.0.0.1:{port}", scripts[label][op], duration, connections)
+                done = rps * duration
+                r = results[(op, label)]
+                r.rps.append(rps)
+                r.p50.append(p50)
+                r.p99.append(p99)
+                r.errors += errors
+                r.server_us.append((group_cpu_seconds(proc.pid) - server_before) / done * 1e6)
+                if mongod_pid:
+                    r.mongod_us.append((process_cpu_seconds(mongod_pid) - mongod_before) / done * 1e6)
+    return results
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--duration", type=int, default=10)
@@ -147,24 +175,8 @@ def main() -> None:
             wait_ready(f"http://127.0.0.1:{port}", proc, timeout=120)
         scripts = {label: lua_scripts(work / label, names, auth_header if label == "fw" else None)
                    for label in servers}
-        results = {(op, label): Result() for _, op in OPERATIONS for label in servers}
-        for label, (_, port) in servers.items():  # warm-up: connection pools, caches, the first imports
-            for op in ("get_one", "get_list"):
-                run_wrk(f"http://127.0.0.1:{port}", scripts[label][op], 2, args.connections)
-        for _, op in OPERATIONS:
-            for _ in range(args.rounds):  # alternated, so a noisy moment hits every server alike
-                for label, (proc, port) in servers.items():
-                    server_before, mongod_before = group_cpu_seconds(proc.pid), process_cpu_seconds(mongod.process.pid)
-                    rps, p50, p99, errors = run_wrk(f"http://127.0.0.1:{port}", scripts[label][op], args.duration,
-                                                    args.connections)
-                    done = rps * args.duration
-                    r = results[(op, label)]
-                    r.rps.append(rps)
-                    r.p50.append(p50)
-                    r.p99.append(p99)
-                    r.errors += errors
-                    r.server_us.append((group_cpu_seconds(proc.pid) - server_before) / done * 1e6)
-                    r.mongod_us.append((process_cpu_seconds(mongod.process.pid) - mongod_before) / done * 1e6)
+        results = alternate(servers, scripts, [op for _, op in OPERATIONS], rounds=args.rounds,
+                            duration=args.duration, connections=args.connections, mongod_pid=mongod.process.pid)
         print(f"\nwrk -c{args.connections} -d{args.duration}s, {args.workers} server processes each, one durable "
               f"mongod, {args.rounds} alternated round(s), medians; CPU in µs per request\n")
         print(f"{'operation':44} {'server':10} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
