@@ -83,10 +83,18 @@ class DeskServer:
             assert r.status_code in (200, 202), r.text[:500]
 
 
-def _fw(factory: FwServerFactory, env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, "-m", "engine.cli", *args], env=factory.env(env), cwd=factory.workdir,
+def _run_fw(factory: FwServerFactory, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "engine.cli", *args], env=factory.env(env), cwd=factory.workdir,
                           capture_output=True, text=True, timeout=SETUP_TIMEOUT)
-    assert done.returncode == 0, f"fw {' '.join(args)}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+def _tail(done: subprocess.CompletedProcess[str]) -> str:
+    return f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+def _fw(factory: FwServerFactory, env: dict[str, str], *args: str) -> str:
+    done = _run_fw(factory, env, *args)
+    assert done.returncode == 0, f"fw {' '.join(args)}:\n{_tail(done)}"
     return done.stdout
 
 
@@ -96,12 +104,10 @@ def _load_demo(factory: FwServerFactory, env: dict[str, str]) -> None:
     retried on a dropped, re-migrated database, once, and the first failure is printed."""
     for attempt in (1, 2):
         _fw(factory, env, "migrate")
-        done = subprocess.run([sys.executable, "-m", "engine.cli", "execute", "workforce_scoring.demo.load"],
-                              env=factory.env(env), cwd=factory.workdir, capture_output=True, text=True,
-                              timeout=SETUP_TIMEOUT)
+        done = _run_fw(factory, env, "execute", "workforce_scoring.demo.load")
         if done.returncode == 0:
             return
-        output = f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+        output = _tail(done)
         if attempt == 2 or "please retry" not in output:
             raise AssertionError(f"fw execute workforce_scoring.demo.load:\n{output}")
         print(f"demo load failed with a transient error; retrying on a fresh database:\n{output}", file=sys.stderr)
