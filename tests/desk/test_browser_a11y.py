@@ -136,7 +136,7 @@ def test_a_dialog_keeps_the_focus_and_gives_it_back(page: Page, login_as: Callab
     expect(dialog).to_be_visible()
     expect(dialog).to_have_attribute("aria-modal", "true")
     inside = "() => Boolean(document.activeElement.closest('[role=dialog]'))"
-    assert page.evaluate(inside)
+    page.wait_for_function(inside, timeout=5000)
     for _ in range(6):
         page.keyboard.press("Tab")
         assert page.evaluate(inside), focused(page)

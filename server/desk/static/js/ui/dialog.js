@@ -1,7 +1,7 @@
 // A modal dialog: role="dialog", aria-modal, labelled by its title; Escape or the close button
 // closes it; Tab stays inside it; focus moves into it when it opens and back when it closes.
 import { __ } from "../i18n.js";
-import { html, useEffect, useId, useRef } from "../lib/html.js";
+import { html, useId, useLayoutEffect, useRef } from "../lib/html.js";
 import { colourName } from "../indicators.js";
 import { closeDialog, topDialog } from "./layers.js";
 
@@ -10,7 +10,8 @@ const FOCUSABLE = 'a[href], button:not([disabled]), input:not([disabled]):not([t
 export function Dialog({ entry }) {
 	const titleId = useId();
 	const ref = useRef(null);
-	useEffect(() => {
+	// a layout effect: focus is inside before the dialog is painted, so a key pressed at once lands in it
+	useLayoutEffect(() => {
 		const node = ref.current;
 		if (!node) return;
 		// the first control of the body, else the first button of the footer (a confirm's "No"), else the dialog
