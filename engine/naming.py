@@ -207,11 +207,15 @@ async def _render(ctx: Context, expr: str, doc: NameSource, now: datetime) -> st
 # Random names
 
 
+_HASH_SHIFTS = tuple(range(45, -1, -5))
+
+
 def hash_name() -> str:
     """10 lowercase base32hex characters: 3 from the time (deciseconds), 7 random."""
-    stamp = int(time.time() * 10) % 32**3
-    head = "".join(_BASE32HEX[(stamp >> shift) & 31] for shift in (10, 5, 0))
-    return head + "".join(secrets.choice(_BASE32HEX) for _ in range(7))
+    # one 50-bit number (15 bits of time, 35 random), written as 10 digits of 5 bits: one random draw
+    # instead of one per character
+    number = (int(time.time() * 10) % 32**3) << 35 | secrets.randbits(35)
+    return "".join(_BASE32HEX[(number >> shift) & 31] for shift in _HASH_SHIFTS)
 
 
 _last_uuid7: list[int] = [0, 0]  # [unix ms, rand_a] of the previous uuid7, for ordering within a ms

@@ -55,6 +55,9 @@ class Operation:
     counted_name: bool = False  # from a counter or random: cannot clash, so no duplicate pre-check
     duplicate: bool = False  # `ignore_if_duplicate` found the name stored: the remaining steps are skipped
     stored_before: dict[str, Any] | None = None  # the record an update replaced (its Version diffs against it)
+    # code ran since `coerce_types` that may have set values (a hook, autoname, the workflow), so
+    # `validate_fields` types them again; without it the second pass would find nothing to change
+    recoerce: bool = False
 
 
 Step = Callable[[Operation], Awaitable[None]]
@@ -67,18 +70,21 @@ async def _call(fn: Callable[..., Any], *args: Any) -> Any:
     return result
 
 
-async def run_hook(doc: BaseDocument, event: str) -> None:
-    """Controller method, then doc_events[doctype], then doc_events["*"]."""
+async def run_hook(doc: BaseDocument, event: str) -> bool:
+    """Controller method, then doc_events[doctype], then doc_events["*"]. True when any ran."""
     method = getattr(type(doc), event, None)
     if method is not None:
         await _call(method, doc)
-    for handler in doc.ctx.site.apps.handlers(doc.doctype, event):
+    handlers = doc.ctx.site.apps.handlers(doc.doctype, event)
+    for handler in handlers:
         await _call(handler, doc, event)
+    return method is not None or bool(handlers)
 
 
 def hook(event: str) -> Step:
     async def step(op: Operation) -> None:
-        await run_hook(op.doc, event)
+        if await run_hook(op.doc, event):
+            op.recoerce = True
 
     step.__name__ = f"hook_{event}"
     return step
@@ -112,7 +118,8 @@ async def set_name(op: Operation) -> None:
     a name set by code is kept (the HTTP layer drops client names unless autoname is Prompt/UUID);
     otherwise the doctype's autoname rule."""
     doc, meta = op.doc, op.doc.meta
-    await run_hook(doc, "before_naming")
+    if await run_hook(doc, "before_naming"):
+        op.recoerce = True
     if meta.issingle:
         doc._data["name"] = meta.name
         return
@@ -120,6 +127,7 @@ async def set_name(op: Operation) -> None:
         source_amended = await _check_amended_from(op)
         doc._data["name"] = naming.amended_name(doc.amended_from, is_amendment=source_amended)
     elif callable(autoname := getattr(type(doc), "autoname", None)):
+        op.recoerce = True
         await _call(autoname, doc)
     elif not doc.get("name") or meta.autoname.lower() in ("prompt", "uuid"):
         doc._data["name"] = await naming.make_name(op.ctx, doc)
@@ -190,7 +198,8 @@ async def coerce_types(op: Operation) -> None:
 
 async def validate_fields(op: Operation) -> None:
     doc = op.doc
-    validation.coerce_fields(doc)
+    if op.recoerce:
+        validation.coerce_fields(doc)
     if not op.opts.ignore_mandatory:
         validation.check_mandatory(doc)
     if not op.opts.ignore_links:
@@ -326,7 +335,8 @@ async def write_version(op: Operation) -> None:
 
 
 async def check_workflow(op: Operation) -> None:
-    await workflow_check.validate_on_save(op.ctx, op.doc, op.action, op.opts.workflow_transition)
+    if await workflow_check.validate_on_save(op.ctx, op.doc, op.action, op.opts.workflow_transition):
+        op.recoerce = True
 
 
 async def emit_realtime(op: Operation) -> None:

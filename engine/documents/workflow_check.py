@@ -32,11 +32,12 @@ async def allowed_transitions(ctx: Context, doc: BaseDocument, wf: WorkflowDef) 
 
 
 async def validate_on_save(ctx: Context, doc: BaseDocument, action: Action,
-                           transition: Transition | None = None) -> None:
-    """A lifecycle step: keep `workflow_state` consistent with the workflow and docstatus."""
+                           transition: Transition | None = None) -> bool:
+    """A lifecycle step: keep `workflow_state` consistent with the workflow and docstatus. True when
+    the doctype has a workflow (the step may have set its state field)."""
     wf = workflow_for(ctx.site.meta, doc.doctype)
     if wf is None:
-        return
+        return False
     state = doc.get(wf.field)
     if action is Action.INSERT or (action is Action.SUBMIT and doc.is_new()):
         first = wf.states[0]
@@ -44,10 +45,10 @@ async def validate_on_save(ctx: Context, doc: BaseDocument, action: Action,
             raise exc.WorkflowTransitionError(_("A new {0} must start in state {1}", _(doc.doctype), first.state),
                                               field=wf.field)
         doc.set(wf.field, state or first.state)
-        return
+        return True
     before = doc.stored_value(wf.field) or wf.states[0].state
     if transition is not None:  # apply_workflow checked it
-        return
+        return True
     if state == before or not state:
         if action in (Action.SUBMIT, Action.CANCEL):  # move to the first state matching the new docstatus
             target = next((s for s in wf.states if s.doc_status == int(doc.docstatus)), None)
@@ -55,7 +56,7 @@ async def validate_on_save(ctx: Context, doc: BaseDocument, action: Action,
                 doc.set(wf.field, target.state)
         elif not state:
             doc.set(wf.field, before)
-        return
+        return True
     roles = await ctx.roles()
     ok = any(t.state == before and t.next_state == state and (ctx.is_admin or t.allowed in roles)
              and _condition_holds(t, doc, ctx) for t in wf.transitions)
@@ -64,5 +65,6 @@ async def validate_on_save(ctx: Context, doc: BaseDocument, action: Action,
         raise exc.WorkflowTransitionError(
             _("Workflow state cannot change from {0} to {1} here; use a workflow action", before, state),
             field=wf.field)
+    return True
 
 

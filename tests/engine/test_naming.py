@@ -394,3 +394,12 @@ async def test_counter_ignores_the_transaction(ctx: Context) -> None:
             assert await naming.make_name(ctx, Doc(meta)) == "TX-001"
             raise RuntimeError("roll back")
     assert await naming.make_name(ctx, Doc(meta)) == "TX-002"
+
+
+def test_hash_name_starts_with_the_time_in_deciseconds(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(naming.time, "time", lambda: 1_000.0)  # 10,000 deciseconds = 9, 24, 16 in base 32
+    names = {naming.hash_name() for _ in range(500)}
+    assert {n[:3] for n in names} == {"9og"}
+    assert len(names) == 500  # 35 random bits after it
+    assert all(re.fullmatch(r"[0-9a-v]{10}", n) for n in names)
+    assert len({n[3] for n in names}) > 16  # the random part covers the whole alphabet, from its first digit

@@ -103,3 +103,52 @@ async def test_a_child_row_changed_in_place_is_saved(ctx: Context) -> None:
     assert doc.has_value_changed("items")
     await doc.save()
     assert (await get_doc(ctx, "Test Order", order.name)).items[0].qty == 5
+
+
+async def test_values_are_typed_once_when_no_code_runs_between(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`coerce_types` types the values before the hooks; `validate_fields` types them again only when
+    a hook (or autoname, or a workflow) ran since and may have set some."""
+    from engine.documents import validation
+
+    calls: list[str] = []
+    real = validation.coerce_fields
+    monkeypatch.setattr(validation, "coerce_fields", lambda doc: (calls.append(doc.name), real(doc))[1])
+    await new_doc(ctx, "Test Customer", customer_name="Once", credit_limit="12.5").insert()
+    assert len(calls) == 1
+    doc = await get_doc(ctx, "Test Customer", "Once")
+    assert doc.credit_limit == 12.5
+    doc.credit_limit = "3"
+    await doc.save()
+    assert len(calls) == 2
+    assert (await get_doc(ctx, "Test Customer", "Once")).credit_limit == 3.0
+
+
+async def test_a_value_a_hook_sets_is_typed_before_the_write(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.documents import validation
+
+    calls: list[str] = []
+    real_coerce = validation.coerce_fields
+    monkeypatch.setattr(validation, "coerce_fields", lambda doc: (calls.append(doc.name), real_coerce(doc))[1])
+
+    def set_limit(doc, _event: str) -> None:
+        doc.credit_limit = "40"  # a string, as a careless hook might set it
+
+    real = ctx.site.apps.handlers
+    monkeypatch.setattr(ctx.site.apps, "handlers",
+                        lambda doctype, event: (set_limit,) if (doctype, event) == ("Test Customer", "validate")
+                        else real(doctype, event))
+    await new_doc(ctx, "Test Customer", customer_name="Hooked").insert()
+    assert len(calls) == 2  # typed again after the hook
+    stored = await ctx.db.collection("test_customer").find_one({"_id": "Hooked"})
+    assert stored["credit_limit"] == 40.0 and isinstance(stored["credit_limit"], float)
+
+    def bad_limit(doc, _event: str) -> None:
+        doc.credit_limit = "a lot"
+
+    monkeypatch.setattr(ctx.site.apps, "handlers",
+                        lambda doctype, event: (bad_limit,) if (doctype, event) == ("Test Customer", "validate")
+                        else real(doctype, event))
+    with pytest.raises(exc.ValidationError) as raised:
+        await new_doc(ctx, "Test Customer", customer_name="Bad hook").insert()
+    assert raised.value.field == "credit_limit"
+    assert await ctx.db.collection("test_customer").find_one({"_id": "Bad hook"}) is None
