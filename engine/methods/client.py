@@ -75,8 +75,8 @@ def input_document(ctx: Context, doctype: str, data: Mapping[str, Any]) -> Docum
         raise exc.PermissionError(_("{0} records are written by the system and cannot be created", _(doctype)))
     meta = ctx.meta(doctype)
     writable = {"amended_from"} if meta.is_submittable else set()
-    body = {k: v for k, v in data.items()
-            if k not in SERVER_SET and (k in writable or k not in read_only_fields(meta))}
+    read_only = read_only_fields(meta)
+    body = {k: v for k, v in data.items() if k not in SERVER_SET and (k in writable or k not in read_only)}
     doc = new_doc(ctx, doctype, body)
     if meta.autoname.lower() in CLIENT_NAMED and data.get("name"):
         doc.name = str(data["name"])
