@@ -129,6 +129,19 @@ async def update(ctx: Context, meta: Meta, name: str, set_: dict[str, Any], unse
     return bool(result.matched_count)
 
 
+async def update_returning(ctx: Context, meta: Meta, filter: dict[str, Any], set_: dict[str, Any],
+                           unset: list[str] | None = None, *, final: bool = False) -> dict[str, Any] | None:
+    """`$set`/`$unset` on the one record `filter` matches, in one atomic call: the record as it is
+    after, or None when nothing matched."""
+    change: dict[str, Any] = {"$set": set_}
+    if unset:
+        change["$unset"] = dict.fromkeys(unset, "")
+    session = await ctx.write_session(final=final)
+    with db.translate_errors(meta.name, meta.field_labels):
+        return await collection(ctx, meta).find_one_and_update(filter, change, session=session,
+                                                               return_document=db.AFTER)
+
+
 async def update_many(ctx: Context, meta: Meta, filter: dict[str, Any], change: dict[str, Any] | list[Any], *,
                       array_filters: list[dict[str, Any]] | None = None) -> int:
     session = await ctx.write_session()

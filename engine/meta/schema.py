@@ -300,6 +300,8 @@ class Meta:
         self.query_plans: dict[Any, Any] = {}
         # the DocType record and Desk bundle built from this meta (engine/meta/record.py, bundle.py)
         self.bundle_cache: dict[Any, Any] = {}
+        # what engine modules work out once per meta (engine/documents/one_call.py's update plan)
+        self.engine_cache: dict[str, Any] = {}
         # what `Document.as_dict` writes, in order: standard fields, then values and tables, never passwords
         self.serial_keys: tuple[str, ...] = tuple(self.standard) + tuple(
             f.fieldname for f in fields if f.fieldname and (f.has_value or f.is_table) and f.fieldtype != "Password")

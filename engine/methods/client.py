@@ -11,7 +11,7 @@ from typing import Any
 from engine import exceptions as exc
 from engine import permissions
 from engine.context import Context
-from engine.documents import concurrency
+from engine.documents import concurrency, one_call
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.documents.rename import rename
@@ -173,6 +173,8 @@ async def set_value(ctx: Context, doctype: str, name: str, fieldname: Any, value
     for key in values:
         if key in meta.standard or key == "doctype":
             raise exc.DataError(_("Cannot edit standard fields"), field=key)
+    if (done := await one_call.update(ctx, doctype, name, values)) is not None:
+        return await readable_dict(ctx, done)
     await concurrency.take_turn(ctx, doctype, name)  # no `modified` here: a concurrent change never fails it
     doc = await load_for(ctx, doctype, name, "write")
     concurrency.rerun_if_changed(doc)
@@ -209,6 +211,8 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
     and without one a concurrent change never fails the save (engine/documents/concurrency.py)."""
     if not isinstance(data, Mapping):
         raise exc.DataError(_("Document data must be an object"))
+    if (done := await one_call.update(ctx, doctype, name, data)) is not None:
+        return done
     checked = "modified" in data
     if not checked:
         await concurrency.take_turn(ctx, doctype, name)

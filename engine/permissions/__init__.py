@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from engine.query.ast import Node
 
 __all__ = ["check_doctype", "check_document", "doctype_rights", "guard_field_writes", "has_permission",
-           "keep_unwritable_row_values", "readable_data", "readable_fields", "readable_row_fields", "row_filter"]
+           "keep_unwritable_row_values", "readable_data", "readable_fields", "readable_row_fields", "row_filter",
+           "writable_levels", "writes_every_row"]
 
 
 async def _grant(ctx: Context, meta: Meta, ptype: str) -> Grant:
@@ -133,6 +134,29 @@ async def reads_every_row(ctx: Context, doctype: str) -> bool:
     if ctx.site.apps.permission_hooks("has_permission", meta.name):
         return False
     return await row_filter(ctx, meta, "read") is None
+
+
+async def writes_every_row(ctx: Context, meta: Meta) -> bool:
+    """Whether the user may write every document of `meta` whatever it holds: the write right with no
+    owner rule, row condition, `has_permission` hook or core rule narrowing it, so a write is allowed
+    without a look at the stored document (engine/documents/one_call.py)."""
+    if meta.istable:
+        return False
+    if ctx.is_admin:
+        return True
+    if await _grant(ctx, meta, "write") is not Grant.ALL:
+        return False
+    apps = ctx.site.apps
+    return not (apps.permission_hooks("has_permission", meta.name)
+                or apps.permission_hooks("permission_query_conditions", meta.name)
+                or core_rules.rule_for(meta.name))
+
+
+async def writable_levels(ctx: Context, meta: Meta) -> frozenset[int] | None:
+    """The permlevels whose fields the user may change, or None when no permlevel restricts them."""
+    if not _restricted(ctx, meta):
+        return None
+    return rights_for(meta, await ctx.roles()).writable_levels
 
 
 def _restricted(ctx: Context, meta: Meta) -> bool:

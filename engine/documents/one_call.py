@@ -1,0 +1,159 @@
+"""One-call updates: a save that nothing of the stored document can change, written as one atomic
+`findOneAndUpdate` instead of a read and a conditional write.
+
+A save reads the document first because its steps need it: hooks and the workflow see the whole
+document, Link fields are checked again and `fetch_from` fields refreshed, a Version diffs against
+it, `if_owner`, row conditions and `has_permission` hooks judge it, `set_only_once`, unique and
+permlevel checks compare with it. For a doctype none of that applies to, a save's outcome depends
+only on the request, the meta and a few facts about the stored record, which the update's filter
+states itself: it exists, it is a draft, every mandatory field the request leaves alone is filled,
+and its `modified` is the one the client sent, if it sent one. So the update either matches and *is*
+the save (the same values written, the same answer, the same realtime events), or matches nothing
+and the ordinary save runs and says why (not found, submitted, mandatory, timestamp): every error is
+the one the ordinary save gives, because the ordinary save gives it.
+
+Anything this module does not decide from the request alone (a field it does not take, a value that
+fails its type or leaves a mandatory field empty, a permlevel the user cannot write) also goes to
+the ordinary save, which checks and reports it as always.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from engine import exceptions as exc
+from engine import permissions, realtime
+from engine.clock import now_str
+from engine.documents import docstatus, store
+from engine.meta import fieldtypes
+from engine.meta.workflows import workflow_for
+
+if TYPE_CHECKING:
+    from engine.context import Context
+    from engine.documents.document import Document
+    from engine.meta.schema import DocFieldSchema, Meta
+
+# the hooks a save of a draft runs (engine/documents/lifecycle.py's SAVE): a doctype with any of them
+# needs the whole document in Python
+SAVE_EVENTS = ("before_validate", "validate", "before_save", "on_update", "on_change")
+# types whose check needs another record (Link, Dynamic Link), stored content (Attach: a File) or a
+# step of the save (Password: hashed); the rest are checked by `coerce_value` alone
+NEEDS_MORE = frozenset({"Link", "Dynamic Link", "Attach", "Attach Image", "Password"})
+# keys the client sends back with a document, which an update ignores (engine/methods/client.py)
+IGNORED = frozenset({"name", "doctype", "owner", "creation", "modified_by", "idx", "flags", "_user_tags",
+                     "_comments", "_assign", "_liked_by", "_seen"})
+# Python's whitespace (what `fieldtypes.is_empty` strips), for a filter that matches filled text only
+_SPACE = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
+FILLED_TEXT = {"$regex": f"[^{_SPACE}]"}  # (the characters themselves: PCRE and Python's re read them alike)
+NUMBER_TYPES = fieldtypes.NUMERIC_TYPES | {"Check"}
+
+
+@dataclass(frozen=True)
+class UpdatePlan:
+    """What a one-call update of a doctype may set, and what its filter requires of the record."""
+
+    settable: dict[str, DocFieldSchema]
+    ignored: frozenset[str]  # read-only fields: an update drops them, as the ordinary one does
+    # (fieldname, condition) the stored record must meet for each field the update leaves alone: a
+    # number where the ordinary save would store 0 for a missing one, filled text where it is mandatory
+    conditions: tuple[tuple[str, Any], ...]
+
+
+def plan_for(ctx: Context, meta: Meta) -> UpdatePlan | None:
+    """The doctype's plan, or None when a save of it needs the stored document (built once per meta:
+    the app registry and the meta do not change under it)."""
+    plan = meta.engine_cache.get("one_call_update", False)
+    if plan is False:
+        plan = meta.engine_cache["one_call_update"] = _build_plan(ctx, meta)
+    return plan
+
+
+def _build_plan(ctx: Context, meta: Meta) -> UpdatePlan | None:
+    if meta.issingle or meta.istable or meta.is_tree or meta.track_changes or meta.is_submittable:
+        return None
+    if meta.table_fields or meta.fetch_fields or any(f.fieldtype in NEEDS_MORE for f in meta.value_fields):
+        return None  # a save checks every Link again and refreshes what it fetches
+    apps = ctx.site.apps
+    controller = apps.controller(meta.name)
+    if any(getattr(controller, event, None) is not None or apps.handlers(meta.name, event) for event in SAVE_EVENTS):
+        return None
+    conditions: list[tuple[str, Any]] = []
+    for field in meta.value_fields:
+        if field.fieldtype in NUMBER_TYPES:
+            conditions.append((field.fieldname, {"$type": "number"}))
+        elif not field.reqd:
+            continue
+        elif field.fieldtype in ("JSON", "Text Editor"):  # emptiness is more than blank text: asked in Python
+            return None
+        else:
+            conditions.append((field.fieldname, FILLED_TEXT))
+    settable = {f.fieldname: f for f in meta.value_fields if not (f.read_only or f.set_only_once or f.unique)}
+    ignored = frozenset(f.fieldname for f in meta.value_fields if f.read_only)
+    return UpdatePlan(settable, ignored, tuple(conditions))
+
+
+async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any]) -> Document | None:
+    """The update `data` asks for, done in one call: the document as saved, or None when the ordinary
+    save must run (it then reads, checks and reports as always)."""
+    meta = ctx.meta(doctype)
+    plan = plan_for(ctx, meta)
+    if plan is None or workflow_for(ctx.site.meta, doctype) is not None:
+        return None
+    changes = _changes(meta, plan, data)
+    if changes is None or not await permissions.writes_every_row(ctx, meta):
+        return None
+    levels = await permissions.writable_levels(ctx, meta)
+    if levels is not None and any(plan.settable[k].permlevel not in levels for k in changes):
+        return None
+    filter: dict[str, Any] = {"_id": name, "docstatus": 0}
+    if data.get("modified") is not None:
+        filter["modified"] = str(data["modified"])
+    for fieldname, condition in plan.conditions:
+        if fieldname not in changes:
+            filter[fieldname] = condition
+    set_ = {k: v for k, v in changes.items() if v is not None}
+    set_["modified"] = now_str()
+    set_["modified_by"] = ctx.user
+    unset = [k for k, v in changes.items() if v is None]  # as the ordinary save stores no nulls
+    record = await store.update_returning(ctx, meta, filter, set_, unset,
+                                          final=ctx.uow is None or ctx.single_operation)
+    if record is None:
+        return None
+    doc: Document = ctx.site.apps.controller(doctype)(meta, record, ctx=ctx, stored=True)
+    realtime.notify_change(ctx, doc)
+    return doc
+
+
+def _changes(meta: Meta, plan: UpdatePlan, data: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The values to write, typed as a save types them, in the meta's field order; None when a key or
+    a value needs the ordinary save (an unknown, set-only-once or unique field, a bad value, an emptied
+    mandatory field, a docstatus other than draft)."""
+    wanted: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in IGNORED or key in plan.ignored or key == "modified" or key.startswith("__"):
+            continue
+        if key == "docstatus":
+            try:
+                if docstatus.coerce(value) != 0:
+                    return None
+            except exc.FwError:
+                return None
+            continue
+        if key not in plan.settable:
+            return None
+        wanted[key] = value
+    changes: dict[str, Any] = {}
+    for field in meta.value_fields:  # in the meta's order, as the ordinary save meets them
+        if field.fieldname not in wanted:
+            continue
+        try:
+            value = fieldtypes.coerce_value(field, wanted[field.fieldname], doctype=meta.name)
+        except exc.FwError:
+            return None
+        if field.reqd and fieldtypes.is_empty(field, value):
+            return None
+        changes[field.fieldname] = value
+    return changes
