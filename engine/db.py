@@ -19,7 +19,7 @@ import logging
 import random
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -611,18 +611,14 @@ def _end_on_server(database: Database, session_id: Any) -> None:
     task.add_done_callback(_ending.discard)
 
 
-@contextlib.asynccontextmanager
-async def transaction(db: Database) -> AsyncIterator[UnitOfWork]:
-    """Commit on success, roll back on any error."""
-    uow = UnitOfWork(db)
+async def end_unit(uow: UnitOfWork, *, failed: bool) -> None:
+    """A unit of work's end: roll back after an error, else commit (after-commit callbacks included);
+    then close its session."""
     try:
-        yield uow
-    except BaseException:
-        await uow.rollback()
-        await uow.close()
-        raise
-    try:
-        await uow.commit()
+        if failed:
+            await uow.rollback()
+        else:
+            await uow.commit()
     finally:
         await uow.close()
 
