@@ -196,7 +196,7 @@ class FieldSpec:
     `name`), and whether the query needs an aggregation (`compile_group_by`)."""
 
     columns: list[Column]
-    projection: dict[str, int]
+    projection: dict[str, int] | None  # None: the whole record (the columns name every key it holds)
     has_aggregates: bool
     # output key of a table column → the row fields the caller may read (tables that hide some)
     row_fields: dict[str, frozenset[str]] = dataclasses.field(default_factory=dict)
@@ -246,7 +246,22 @@ def compile_fields(meta: Meta, fields: Any, *, readable: frozenset[str] | None =
         projection = {"_id": 1}
     row_fields = {c.key: rows for c in columns.values() if c.child is None and c.func is None and c.field
                   and (rows := parse.readable_row_fields(c.field, readable)) is not None}
-    return FieldSpec(list(columns.values()), projection, any(c.func for c in columns.values()), row_fields)
+    spec = FieldSpec(list(columns.values()), projection, any(c.func for c in columns.values()), row_fields)
+    if spec.plain_columns is not None and projection.keys() >= _stored_keys(meta):
+        # `*` of a doctype whose every field the caller reads (no table, no password): the record is
+        # asked for whole, which costs mongod less than a projection naming each key (the rows take
+        # only their columns from it)
+        return dataclasses.replace(spec, projection=None)
+    return spec
+
+
+def _stored_keys(meta: Meta) -> frozenset[str]:
+    """Every top-level key a record of `meta` holds (`name` as `_id`), tables and passwords included."""
+    keys = meta.engine_cache.get("stored_keys")
+    if keys is None:
+        keys = meta.engine_cache["stored_keys"] = frozenset(
+            {"_id", *meta.standard, *meta.data_fieldnames, *meta.table_fieldnames} - {"name"})
+    return keys
 
 
 def field_items(fields: Any, *, max_fields: int | None = None) -> list[str]:

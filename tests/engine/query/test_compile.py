@@ -359,6 +359,25 @@ def test_star_is_every_readable_value_field() -> None:
     assert limited.projection == {"_id": 1, "owner": 1, "subject": 1}
 
 
+FLAT = make_meta({"name": "Reading", "fields": [{"fieldname": "sensor", "fieldtype": "Data"},
+                                                {"fieldname": "value", "fieldtype": "Float"}]})
+LOCKED = make_meta({"name": "Login", "fields": [{"fieldname": "user", "fieldtype": "Data"},
+                                              {"fieldname": "pin", "fieldtype": "Password"}]})
+
+
+def test_star_over_every_stored_key_asks_for_the_whole_record() -> None:
+    """A projection naming each key of the record costs mongod more than none; the rows take only
+    their columns, so the record is asked for whole when the columns name every key it holds."""
+    assert compile_fields(FLAT, ["*"]).projection is None
+    assert compile_fields(FLAT, ["*", "value as v"]).projection is None  # an alias is a plain column too
+    assert compile_fields(FLAT, ["name", "sensor"]).projection == {"_id": 1, "sensor": 1}
+    limited = compile_fields(FLAT, ["*"], readable=frozenset({"sensor"}))  # a field the caller may not read
+    assert limited.projection is not None and "value" not in limited.projection
+    assert compile_fields(LOCKED, ["*"]).projection == {  # a password's hash never leaves mongod
+        "_id": 1, "owner": 1, "creation": 1, "modified": 1, "modified_by": 1, "docstatus": 1, "idx": 1, "user": 1}
+    assert compile_fields(TASK, ["*"]).projection is not None  # its child rows are not among the columns
+
+
 def test_explicit_unreadable_field_is_refused() -> None:
     with pytest.raises(exc.DataError) as info:
         compile_fields(TASK, ["name", "secret"], readable=frozenset({"subject"}))
