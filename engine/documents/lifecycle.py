@@ -87,7 +87,12 @@ def hook(event: str) -> Step:
             op.recoerce = True
 
     step.__name__ = f"hook_{event}"
+    HOOK_EVENTS[step] = event
     return step
+
+
+# each hook step's event: `_run` passes over a hook nothing handles without calling it
+HOOK_EVENTS: dict[Step, str] = {}
 
 
 # -- steps ------------------------------------------------------------------------------------
@@ -404,8 +409,12 @@ async def _run(op: Operation, steps: tuple[Step, ...]) -> None:
     # it owns the unit, or the caller (a route doing one operation) said so
     alone = op.ctx.uow is None or op.ctx.single_operation
     op.final_write = alone and _nothing_after_write(op)
+    controller, doctype, apps = type(op.doc), op.doc.doctype, op.ctx.site.apps
     async with unit_of_work(op.ctx):
         for step in steps:
+            event = HOOK_EVENTS.get(step)
+            if event is not None and getattr(controller, event, None) is None and not apps.handlers(doctype, event):
+                continue  # (most hooks of most doctypes: no coroutine for them)
             await step(op)
             if op.duplicate:
                 break
