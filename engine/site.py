@@ -14,6 +14,8 @@ import weakref
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from engine import db, site_mongod
 from engine import exceptions as exc
 from engine.cache_bus import CacheBus
@@ -30,6 +32,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("fw.site")
 log_realtime = logging.getLogger("fw.realtime")
 ROLE_CACHE_SECONDS = 2.0
+# what an answer holds besides its document: Frappe's envelope, the `doctype` key, a short message
+ANSWER_SLACK = 1024
 _pending: set[asyncio.Task[None]] = set()  # realtime events sent in the background, kept until sent
 
 
@@ -184,12 +188,29 @@ class Context:
         # how long one list, count or aggregate query may run (ms; None: no limit). HTTP requests set
         # it from FW_QUERY_TIMEOUT_MS; jobs and commands run unbounded
         self.query_timeout_ms: int | None = None
+        # the largest answer the caller takes (bytes; None: no limit). HTTP requests set it from
+        # FW_MAX_RESPONSE_BYTES: a write that would skip the transaction first makes sure its answer fits
+        # (`answer_room`), since an answer refused after such a write could not undo it
+        self.response_limit: int | None = None
         # locks held until the outermost unit of work ends (committed or rolled back); None outside one
         self.unit_locks: list[asyncio.Lock] | None = None
 
     @property
     def db(self) -> db.Database:
         return self.site.db
+
+    def answer_room(self) -> int | None:
+        """The bytes of JSON a document in this request's answer may take under `response_limit`, once
+        the envelope and what the request already put in it (messages, extra keys) are counted; None
+        without a limit."""
+        if self.response_limit is None:
+            return None
+        used = ANSWER_SLACK
+        if self.messages:  # (v1 encodes them twice)
+            used += 2 * len(orjson.dumps(self.messages, default=str))
+        if self.response:
+            used += len(orjson.dumps(self.response, default=str))
+        return self.response_limit - used
 
     def meta(self, doctype: str) -> Meta:
         return self.site.meta.get(doctype)
@@ -211,6 +232,7 @@ class Context:
         other.uow = self.uow
         other.unit_locks = self.unit_locks
         other.query_timeout_ms = self.query_timeout_ms
+        other.response_limit = self.response_limit
         other.messages = self.messages
         other.response = self.response
         return other

@@ -146,6 +146,8 @@ async def context_for(request: Request) -> Context:
     scope[_CALLER] = caller
     ctx = Context(site, caller.user, lang=negotiate_language(raw_header(request, b"accept-language"), language),
                   roles=roles)
-    ctx.query_timeout_ms = request.app.state.settings.query_timeout_ms or None
+    settings = request.app.state.settings
+    ctx.query_timeout_ms = settings.query_timeout_ms or None
+    ctx.response_limit = settings.max_response_bytes
     scope[_CTX] = ctx
     return ctx

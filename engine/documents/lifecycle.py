@@ -13,6 +13,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import orjson
+
 from engine import exceptions as exc
 from engine import naming, permissions, realtime
 from engine.clock import now_str
@@ -252,7 +254,7 @@ async def persist_insert(op: Operation) -> None:
         op.duplicate = True
         return
     await _refuse_duplicates(op, record, check_name=not op.counted_name)
-    await store.insert(op.ctx, doc.meta, record, final=op.final_write)
+    await store.insert(op.ctx, doc.meta, record, final=op.final_write and answer_fits(op.ctx, record))
     doc.mark_stored()
 
 
@@ -277,7 +279,7 @@ async def persist_update(op: Operation) -> None:
         await _refuse_duplicates(op, record, check_name=False, fields=changed_unique)
     if doc.meta.is_tree and (doc.meta.nsm_parent_field in set_ or doc.meta.nsm_parent_field in unset):
         set_["_ancestors"] = await tree.move(op.ctx, doc)
-    final = op.final_write and not doc.meta.is_tree
+    final = op.final_write and not doc.meta.is_tree and answer_fits(op.ctx, record)
     try:
         matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected,
                                      final=final)
@@ -291,6 +293,19 @@ async def persist_update(op: Operation) -> None:
         await _raise_not_latest(op)
     op.stored_before = stored
     doc.mark_stored()
+
+
+def answer_fits(ctx: Context, record: dict[str, Any]) -> bool:
+    """Whether the answer to a write of `record` surely fits the caller's response limit. A write that
+    skips the transaction is committed before its answer is measured: one whose answer might be
+    refused keeps the transaction, so that the refusal rolls it back."""
+    room = ctx.answer_room()
+    if room is None:
+        return True
+    try:
+        return len(orjson.dumps(record)) <= room
+    except TypeError:  # a value orjson cannot write: measured later, with the transaction kept
+        return False
 
 
 async def _raise_not_latest(op: Operation) -> None:

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from engine import exceptions as exc
 from engine import permissions, realtime
 from engine.clock import now_str
@@ -49,6 +51,8 @@ IGNORED = frozenset({"name", "doctype", "owner", "creation", "modified_by", "idx
 _SPACE = "".join(chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace())
 FILLED_TEXT = {"$regex": f"[^{_SPACE}]"}  # (the characters themselves: PCRE and Python's re read them alike)
 NUMBER_TYPES = fieldtypes.NUMERIC_TYPES | {"Check"}
+# the most bytes of JSON one byte of a BSON record becomes (a control character: `\u0000`)
+JSON_PER_BSON_BYTE = 6
 
 
 @dataclass(frozen=True)
@@ -118,8 +122,15 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
     set_["modified"] = now_str()
     set_["modified_by"] = ctx.user
     unset = [k for k, v in changes.items() if v is None]  # as the ordinary save stores no nulls
-    record = await store.update_returning(ctx, meta, filter, set_, unset,
-                                          final=ctx.uow is None or ctx.single_operation)
+    final = ctx.uow is None or ctx.single_operation
+    if final and (room := ctx.answer_room()) is not None and ctx.db.transactional:
+        # written outside a transaction, the update could not be undone if its answer were refused: it
+        # matches only a record whose answer surely fits (JSON takes at most 6 bytes per byte of BSON)
+        budget = (room - len(orjson.dumps(set_))) // JSON_PER_BSON_BYTE
+        if budget <= 0:
+            return None
+        filter["$expr"] = {"$lte": [{"$bsonSize": "$$ROOT"}, budget]}
+    record = await store.update_returning(ctx, meta, filter, set_, unset, final=final)
     if record is None:
         return None
     doc: Document = ctx.site.apps.controller(doctype)(meta, record, ctx=ctx, stored=True)

@@ -7,11 +7,14 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from engine.context import Context
+from engine.context import Context, unit_of_work
+from engine.documents import one_call as one_call_module
+from engine.documents.factory import new_doc
 from engine.site import Site
 from server.app import create_app
 from tests.server.conftest import ApiUser
 from tests.server.helpers import insert_notes, ok, refused
+from tests.support.custom_fields import drop_custom_fields
 
 NOTE = "/api/resource/Test Note"
 M = "/api/method"
@@ -95,6 +98,40 @@ async def test_a_write_whose_response_is_over_the_limit_is_not_committed(
         # under the cap the same writes commit
         ok(await c.put(f"{NOTE}/{name}", json={"body": "y" * 1000}, headers=admin.token))
         assert (await notes.find_one({"_id": name}))["body"] == "y" * 1000
+
+
+@pytest.mark.parametrize("one_call", [True, False], ids=["one-call update", "ordinary save"])
+async def test_a_lone_write_whose_response_is_over_the_limit_is_not_committed_either(
+        site: Site, ctx: Context, admin: ApiUser, monkeypatch: pytest.MonkeyPatch, one_call: bool) -> None:
+    """A doctype with no hook after its write skips the transaction for a lone write; one whose answer
+    might not fit keeps it, so the 413 still leaves the database as it was."""
+    real = site.apps.handlers
+    monkeypatch.setattr(site.apps, "handlers", lambda doctype, event: () if doctype == "Test Reading" else real(
+        doctype, event))
+    if not one_call:  # the ordinary save: read, then a conditional write
+        async def no_one_call(*_args: object) -> None:
+            return None
+
+        monkeypatch.setattr(one_call_module, "update", no_one_call)
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Custom Field", dt="Test Reading", fieldname="notes", fieldtype="Long Text",
+                      label="Notes").insert()
+    try:
+        async with unit_of_work(ctx):
+            name = (await new_doc(ctx, "Test Reading", sensor="S-1", date="2026-01-05").insert()).name
+        readings = ctx.db.collection("test_reading")
+        big = "x" * 5000
+        async with _client_with(site, monkeypatch, max_response_bytes=4096) as c:
+            for r in (await c.post("/api/resource/Test Reading", json={"sensor": "S-2", "date": "2026-01-05",
+                                                                       "notes": big}, headers=admin.token),
+                      await c.put(f"/api/resource/Test Reading/{name}", json={"notes": big}, headers=admin.token)):
+                assert r.status_code == 413, (r.request.method, r.status_code, r.text[:300])
+            assert await readings.count_documents({}) == 1
+            assert "notes" not in await readings.find_one({"_id": name})
+            ok(await c.put(f"/api/resource/Test Reading/{name}", json={"notes": "y" * 100}, headers=admin.token))
+            assert (await readings.find_one({"_id": name}))["notes"] == "y" * 100
+    finally:
+        await drop_custom_fields(site, ["Test Reading"])
 
 
 # -- invalid UTF-8 --------------------------------------------------------------------------------
