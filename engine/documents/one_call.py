@@ -32,6 +32,7 @@ from engine.clock import now_str
 from engine.documents import docstatus, store
 from engine.meta import fieldtypes
 from engine.meta.workflows import workflow_for
+from engine.naming import MAX_NAME_LENGTH
 
 if TYPE_CHECKING:
     from engine.context import Context
@@ -64,6 +65,8 @@ class UpdatePlan:
     # (fieldname, condition) the stored record must meet for each field the update leaves alone: a
     # number where the ordinary save would store 0 for a missing one, filled text where it is mandatory
     conditions: tuple[tuple[str, Any], ...]
+    # the most bytes of JSON an answer with one of its documents takes (None: a field has no bound)
+    answer_bound: int | None
 
 
 def plan_for(ctx: Context, meta: Meta) -> UpdatePlan | None:
@@ -96,7 +99,19 @@ def _build_plan(ctx: Context, meta: Meta) -> UpdatePlan | None:
             conditions.append((field.fieldname, FILLED_TEXT))
     settable = {f.fieldname: f for f in meta.value_fields if not (f.read_only or f.set_only_once or f.unique)}
     ignored = frozenset(f.fieldname for f in meta.value_fields if f.read_only)
-    return UpdatePlan(settable, ignored, tuple(conditions))
+    return UpdatePlan(settable, ignored, tuple(conditions), _answer_bound(meta))
+
+
+def _answer_bound(meta: Meta) -> int | None:
+    """The most bytes of JSON a document of `meta` takes in an answer (its standard fields, names and
+    timestamps, and its value fields, each with its key), or None when a field's type is unbounded."""
+    total = len(meta.standard) * (6 * MAX_NAME_LENGTH + 32)
+    for field in meta.value_fields:
+        most = fieldtypes.max_json_bytes(field)
+        if most is None:
+            return None
+        total += len(field.fieldname) + 4 + most
+    return total
 
 
 async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any]) -> Document | None:
@@ -123,9 +138,11 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
     set_["modified_by"] = ctx.user
     unset = [k for k, v in changes.items() if v is None]  # as the ordinary save stores no nulls
     final = ctx.uow is None or ctx.single_operation
-    if final and (room := ctx.answer_room()) is not None and ctx.db.transactional:
+    room = ctx.answer_room() if final else None
+    if room is not None and ctx.db.transactional and (plan.answer_bound is None or plan.answer_bound > room):
         # written outside a transaction, the update could not be undone if its answer were refused: it
-        # matches only a record whose answer surely fits (JSON takes at most 6 bytes per byte of BSON)
+        # matches only a record whose answer surely fits (JSON takes at most 6 bytes per byte of BSON).
+        # A doctype whose every field is bounded needs no such test under the usual limits
         budget = (room - len(orjson.dumps(set_))) // JSON_PER_BSON_BYTE
         if budget <= 0:
             return None

@@ -421,6 +421,20 @@ def is_empty(field: DocFieldSchema, value: Any) -> bool:
     return False
 
 
+# the most characters a stored value of these types has: dates and times in their ISO forms, numbers
+# as JSON writes them (a float's repr, a 64-bit integer)
+_FIXED_CHARS = {"Date": 10, "Datetime": 26, "Time": 15, "Check": 1} | dict.fromkeys(NUMERIC_TYPES, 24)
+
+
+def max_json_bytes(field: DocFieldSchema) -> int | None:
+    """The most bytes of JSON a value of `field` takes once coerced (at most 6 per character: `\\u0000`),
+    or None when its type has no bound (long text, JSON, passwords)."""
+    if field.fieldtype in LENGTH_TYPES:
+        return 6 * (field.length if field.length > 0 else DEFAULT_LENGTH) + 2
+    fixed = _FIXED_CHARS.get(field.fieldtype)
+    return None if fixed is None else fixed + 2
+
+
 def default_value(field: DocFieldSchema, *, now: str, today: str, doctype: str) -> Any:
     """`field.default` coerced for a new document; "Today" and "Now" resolve to `today` and `now`."""
     default = field.default

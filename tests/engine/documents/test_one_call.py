@@ -300,3 +300,29 @@ async def test_the_memory_backend_agrees(memory_site: Site, calls: Calls, monkey
                                          expect_one_call: bool) -> None:
     mctx = memory_site.context("Administrator")
     await both_ways(mctx, monkeypatch, calls, "Test Reading", values, update, expect_one_call=expect_one_call)
+
+
+async def test_the_answer_size_test_is_left_out_where_the_doctype_bounds_it(ctx: Context,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lone update skips the transaction, so it must know its answer fits the response limit: a
+    doctype whose every field has a bounded length needs no test; under a limit below that bound the
+    filter asks mongod for the record's size."""
+    plan = one_call.plan_for(ctx, ctx.meta("Test Reading"))
+    assert plan is not None and plan.answer_bound is not None and 6_000 < plan.answer_bound < 20_000
+    filters: list[dict[str, Any]] = []
+    real = store.update_returning
+
+    async def recording(ctx: Context, meta: Any, filter: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        filters.append(filter)
+        return await real(ctx, meta, filter, *args, **kwargs)
+
+    monkeypatch.setattr(store, "update_returning", recording)
+    await raw_insert(ctx, "Test Reading", "r1", **READING)
+    for limit, value in ((32 * 1024 * 1024, 2.0), (4096, 3.0)):
+        ctx.response_limit = limit
+        async with unit_of_work(ctx):
+            ctx.single_operation = True
+            assert (await client.update(ctx, "Test Reading", "r1", {"value": value})).value == value
+        ctx.single_operation = False
+    assert "$expr" not in filters[0]
+    assert filters[1]["$expr"]["$lte"][0] == {"$bsonSize": "$$ROOT"}

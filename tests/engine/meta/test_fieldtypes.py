@@ -6,6 +6,7 @@ import math
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
 
+import orjson
 import pytest
 
 from engine import exceptions as exc
@@ -16,6 +17,7 @@ from engine.meta.fieldtypes import (
     coerce_value,
     default_value,
     is_empty,
+    max_json_bytes,
 )
 from engine.meta.schema import NO_VALUE_TYPES, TABLE_TYPES, VALUE_TYPES, DocFieldSchema
 
@@ -547,3 +549,30 @@ def test_invalid_default_is_a_configuration_error(fieldtype: str, default: Any, 
     assert info.value.field == "the_field"
     assert "My Field" in info.value.message and DOCTYPE in info.value.message
     assert isinstance(info.value.__cause__, exc.ValidationError)
+
+
+@pytest.mark.parametrize(("fieldtype", "value", "kw"), [
+    ("Data", "\x00" * 140, {}),  # every character escaped as \u0000
+    ("Data", "\U0001f600" * 140, {}),
+    ("Data", "\x01" * 20, {"length": 20}),
+    ("Select", "\x02" * 30, {"options": "a\n" + "\x02" * 30}),
+    ("Int", -(2**31), {}),
+    ("Long Int", -(2**63), {}),
+    ("Float", -1.7976931348623157e308, {}),
+    ("Currency", -2.2250738585072014e-308, {}),
+    ("Check", 1, {}),
+    ("Date", "2024-03-15", {}),
+    ("Datetime", "2024-03-15 10:20:30.123456", {}),
+    ("Time", "10:20:30.123456", {}),
+])
+def test_max_json_bytes_bounds_every_value_a_field_takes(fieldtype: str, value: Any, kw: dict[str, Any]) -> None:
+    """engine/documents/one_call.py sizes an answer from these bounds: the worst value must fit."""
+    field = fld(fieldtype, **kw)
+    bound = max_json_bytes(field)
+    assert bound is not None
+    assert len(orjson.dumps(coerce_value(field, value, doctype=DOCTYPE))) <= bound
+
+
+@pytest.mark.parametrize("fieldtype", ["Text", "Long Text", "Small Text", "Text Editor", "JSON", "Password", "Code"])
+def test_long_text_has_no_bound(fieldtype: str) -> None:
+    assert max_json_bytes(fld(fieldtype)) is None
