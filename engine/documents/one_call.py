@@ -15,6 +15,10 @@ the one the ordinary save gives, because the ordinary save gives it.
 Anything this module does not decide from the request alone (a field it does not take, a value that
 fails its type or leaves a mandatory field empty, a permlevel the user cannot write) also goes to
 the ordinary save, which checks and reports it as always.
+
+The one thing it takes on trust is that stored values are typed, as every fw write stores them: the
+ordinary save would retype a value written by something else (a number in a Data field, say), a
+one-call update leaves the fields it does not set as they are.
 """
 
 from __future__ import annotations
