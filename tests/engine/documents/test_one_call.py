@@ -5,6 +5,7 @@ documents and compares."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -326,3 +327,7 @@ async def test_the_answer_size_test_is_left_out_where_the_doctype_bounds_it(ctx:
         ctx.single_operation = False
     assert "$expr" not in filters[0]
     assert filters[1]["$expr"]["$lte"][0] == {"$bsonSize": "$$ROOT"}
+
+
+def test_the_filled_text_filter_knows_every_whitespace_character() -> None:
+    assert set(one_call.SPACE) == {chr(c) for c in range(sys.maxunicode + 1) if chr(c).isspace()}
