@@ -78,8 +78,10 @@ def test_the_desk_in_german(page: Page, desk_server: DeskServer, login_as: Calla
     expect(page.get_by_role("navigation", name="Module")).to_be_visible()
     assert page.evaluate("document.documentElement.lang") == "de"
     page.goto("/app/warehouse-violation")
+    expect(page.get_by_role("button", name="Mehr")).to_be_visible()  # more than a page of rows
+    # (filtered: which states the newest rows are in depends on the date the demo data was loaded on)
+    page.goto("/app/warehouse-violation?workflow_state=Pending")
     expect(page.get_by_role("cell", name="Ausstehend").first).to_be_visible()  # the workflow state, translated
-    expect(page.get_by_role("button", name="Mehr")).to_be_visible()
 
 
 def test_a_narrow_screen_opens_the_sidebar_as_a_drawer(page: Page, login_as: Callable[..., None]) -> None:
