@@ -212,7 +212,11 @@ def launch_daemon(data_dir: Path, *, durable: bool = True, port: int | None = No
 
 
 def process_alive(pid: int) -> bool:
-    """Whether `pid` runs (a zombie, dead but not yet reaped by its parent, does not)."""
+    """Whether `pid` runs (a zombie, dead but not yet reaped by its parent, does not).
+
+    A killed multi-threaded process such as mongod shows its main thread as a zombie while its other
+    threads are still exiting and its files (mongod.lock) are still open: it counts as running until
+    it is the only thread left."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -220,8 +224,10 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     with contextlib.suppress(OSError):
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        return stat.rsplit(")", 1)[1].split()[0] != "Z"
+        status = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                      if ":" in line)
+        zombie = status.get("State", "").split()[:1] == ["Z"]
+        return not zombie or int(status.get("Threads", "1")) > 1
     return True
 
 
