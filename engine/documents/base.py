@@ -20,7 +20,10 @@ if TYPE_CHECKING:
     from engine.meta.schema import Meta
 
 # keys clients send that are not fields (Frappe's private and optional keys)
-_IGNORED_INPUT = frozenset({"doctype", "_user_tags", "_comments", "_assign", "_liked_by", "_seen"})
+IGNORED_INPUT = frozenset({"doctype", "_user_tags", "_comments", "_assign", "_liked_by", "_seen"})
+# what a client sends back with a stored document and an update leaves as it is (engine/methods/client.py,
+# engine/documents/one_call.py)
+ECHOED_BY_CLIENTS = frozenset({"name", "doctype", "owner", "creation", "modified_by", "idx", "flags"})
 
 
 class BaseDocument:
@@ -110,7 +113,7 @@ class BaseDocument:
         if not isinstance(data, Mapping):
             raise exc.DataError(_("Document data must be an object, not {0}", type(data).__name__))
         for key, value in data.items():
-            if key in _IGNORED_INPUT or key.startswith("__"):
+            if key in IGNORED_INPUT or key.startswith("__"):
                 continue
             if not self._is_field(key):
                 if strict:

@@ -33,6 +33,7 @@ from engine import exceptions as exc
 from engine import permissions, realtime
 from engine.clock import now_str
 from engine.documents import docstatus, store
+from engine.documents.base import ECHOED_BY_CLIENTS, IGNORED_INPUT
 from engine.meta import fieldtypes
 from engine.meta.workflows import workflow_for
 from engine.naming import MAX_NAME_LENGTH
@@ -48,9 +49,8 @@ SAVE_EVENTS = ("before_validate", "validate", "before_save", "on_update", "on_ch
 # types whose check needs another record (Link, Dynamic Link), stored content (Attach: a File) or a
 # step of the save (Password: hashed); the rest are checked by `coerce_value` alone
 NEEDS_MORE = frozenset({"Link", "Dynamic Link", "Attach", "Attach Image", "Password"})
-# keys the client sends back with a document, which an update ignores (engine/methods/client.py)
-IGNORED = frozenset({"name", "doctype", "owner", "creation", "modified_by", "idx", "flags", "_user_tags",
-                     "_comments", "_assign", "_liked_by", "_seen"})
+# keys an update ignores: what clients send back with a document, and what no document takes as input
+IGNORED = ECHOED_BY_CLIENTS | IGNORED_INPUT
 # Python's whitespace (every character `str.isspace` accepts: what `fieldtypes.is_empty` strips), for
 # a filter that matches filled text only
 SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"

@@ -12,6 +12,7 @@ from engine import exceptions as exc
 from engine import permissions
 from engine.context import Context
 from engine.documents import concurrency, one_call
+from engine.documents.base import ECHOED_BY_CLIENTS
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.documents.rename import rename
@@ -220,8 +221,7 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
     if not checked:
         concurrency.rerun_if_changed(doc)
     skip = read_only_fields(doc.meta)
-    body = {k: v for k, v in data.items()
-            if k not in ("name", "doctype", "owner", "creation", "modified_by", "idx", "flags") and k not in skip}
+    body = {k: v for k, v in data.items() if k not in ECHOED_BY_CLIENTS and k not in skip}
     doc.update(body)
     await doc.save()
     return doc
