@@ -155,6 +155,7 @@ def test_field_rules(page: Page, login_as: Callable[..., None], custom_fields: N
     page.get_by_role("textbox", name="Violation Type", exact=True).fill(f"Rules {secrets.token_hex(3)}")
     page.get_by_role("button", name="Save").click()
     expect(rule).to_have_accessible_description("Rule Note is mandatory")
+    expect(rule).to_be_focused()  # the first missing field takes the focus (before anything is typed)
     points.fill("2")
     points.press("Tab")
     expect(page.get_by_label("Rule Note")).to_have_count(0)  # hidden again, so not asked for

@@ -80,9 +80,12 @@ export function showSaveError(frm, error) {
 	}
 }
 
-/** Move the focus to the first field showing an error. */
+/** Move the focus to the first field showing an error, unless the user has moved it meanwhile (the
+ * frame can come late on a busy machine: keys typed into another field must stay there). */
 export function focusFirstError(frm) {
+	const before = document.activeElement;
 	requestAnimationFrame(() => {
+		if (document.activeElement !== before) return;
 		const first = (frm.meta.fields || []).find((df) => frm.errors[df.fieldname]);
 		const element = first && document.getElementById(`field-${first.fieldname}`);
 		if (element) element.focus();
