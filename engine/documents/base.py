@@ -189,8 +189,13 @@ class BaseDocument:
 
     def to_record(self) -> dict[str, Any]:
         """The stored shape: `_id` for name, child rows embedded (without `doctype`)."""
-        out: dict[str, Any] = {}
         meta = self._meta
+        if not meta.table_fieldnames:  # the common shape: a copy at C speed, the name renamed
+            out = dict(self._data)
+            if self._parent is None and "name" in out:
+                out["_id"] = out.pop("name")
+            return out
+        out = {}
         for key, value in self._data.items():
             field = meta.by_name.get(key)
             if key == "name":
