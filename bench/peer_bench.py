@@ -151,7 +151,13 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rows", type=int, default=10_000)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--ops", default=",".join(op for _, op in OPERATIONS),
+                        help="comma-separated subset of " + ", ".join(op for _, op in OPERATIONS))
+    parser.add_argument("--bare-options", default="",
+                        help="connection-string options for the bare apps' client, e.g. fw's own: "
+                             "w=majority&readConcernLevel=majority")
     args = parser.parse_args()
+    operations = tuple((title, op) for title, op in OPERATIONS if op in args.ops.split(","))
     if not shutil.which("wrk"):
         sys.exit("wrk not found: apt-get install wrk")
     work = Path(tempfile.mkdtemp(prefix="fw-peer-bench-"))
@@ -159,8 +165,9 @@ def main() -> None:
     servers: dict[str, tuple[subprocess.Popen[bytes], int]] = {}
     try:
         names, auth_header = asyncio.run(seed(mongod.url, args.rows))
+        bare_url = mongod.url + (f"&{args.bare_options}" if args.bare_options else "")
         env = {**os.environ, "FW_MONGO_URL": mongod.url, "FW_DB_NAME": DB_NAME, "FW_ROOT_DIR": str(ROOT),
-               "FW_ADMIN_PASSWORD": "bench-admin-1", "BENCH_MONGO_URL": mongod.url, "BENCH_DB": DB_NAME,
+               "FW_ADMIN_PASSWORD": "bench-admin-1", "BENCH_MONGO_URL": bare_url, "BENCH_DB": DB_NAME,
                "PYTHONPATH": str(ROOT.parent)}
         for label, cmd, extra in (
                 ("one-call", ["-m", "uvicorn", "bench.peer_baseline_app:app"], {"BENCH_CALLS": "one"}),
@@ -175,13 +182,13 @@ def main() -> None:
             wait_ready(f"http://127.0.0.1:{port}", proc, timeout=120)
         scripts = {label: lua_scripts(work / label, names, auth_header if label == "fw" else None)
                    for label in servers}
-        results = alternate(servers, scripts, [op for _, op in OPERATIONS], rounds=args.rounds,
+        results = alternate(servers, scripts, [op for _, op in operations], rounds=args.rounds,
                             duration=args.duration, connections=args.connections, mongod_pid=mongod.process.pid)
         print(f"\nwrk -c{args.connections} -d{args.duration}s, {args.workers} server processes each, one durable "
               f"mongod, {args.rounds} alternated round(s), medians; CPU in µs per request\n")
         print(f"{'operation':44} {'server':10} {'req/s':>7} {'p50 ms':>7} {'p99 ms':>7} {'errors':>6} "
               f"{'srv CPU':>8} {'mongod':>7}   fw ratio (rounds)")
-        for title, op in OPERATIONS:
+        for title, op in operations:
             for label in servers:
                 r = results[(op, label)]
                 line = (f"{title:44} {label:10} {r.median('rps'):7.0f} {r.median('p50'):7.1f} {r.median('p99'):7.1f} "
