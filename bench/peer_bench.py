@@ -2,6 +2,7 @@
 alternated in one run on one mongod, with server and mongod CPU per request.
 
     python bench/peer_bench.py [--duration 10] [--connections 32] [--workers 2] [--rounds 3]
+                               [--ops get_one,get_list,update,create] [--bare-options "w=majority&..."]
 
 - 10,000 `Bench Score` documents: `employee_name, company, branch, employee_number` (Data), `date`
   (Date), `value` (Float), `status` (Data); a declared index on `company, value`.
