@@ -57,8 +57,6 @@ SPACE = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\
          "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 FILLED_TEXT = {"$regex": f"[^{SPACE}]"}  # (the characters themselves: PCRE and Python's re read them alike)
 NUMBER_TYPES = fieldtypes.NUMERIC_TYPES | {"Check"}
-# the most bytes of JSON one byte of a BSON record becomes (a control character: `\u0000`)
-JSON_PER_BSON_BYTE = 6
 
 
 @dataclass(frozen=True)
@@ -110,7 +108,7 @@ def _build_plan(ctx: Context, meta: Meta) -> UpdatePlan | None:
 def _answer_bound(meta: Meta) -> int | None:
     """The most bytes of JSON a document of `meta` takes in an answer (its standard fields, names and
     timestamps, and its value fields, each with its key), or None when a field's type is unbounded."""
-    total = len(meta.standard) * (6 * MAX_NAME_LENGTH + 32)
+    total = len(meta.standard) * (fieldtypes.JSON_BYTES_PER_CHAR * MAX_NAME_LENGTH + 32)
     for field in meta.value_fields:
         most = fieldtypes.max_json_bytes(field)
         if most is None:
@@ -148,7 +146,7 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
         # written outside a transaction, the update could not be undone if its answer were refused: it
         # matches only a record whose answer surely fits (JSON takes at most 6 bytes per byte of BSON).
         # A doctype whose every field is bounded needs no such test under the usual limits
-        budget = (room - len(orjson.dumps(set_))) // JSON_PER_BSON_BYTE
+        budget = (room - len(orjson.dumps(set_))) // fieldtypes.JSON_BYTES_PER_CHAR
         if budget <= 0:
             return None
         filter["$expr"] = {"$lte": [{"$bsonSize": "$$ROOT"}, budget]}

@@ -421,16 +421,18 @@ def is_empty(field: DocFieldSchema, value: Any) -> bool:
     return False
 
 
+# the most bytes of JSON one character (or one byte of BSON) becomes: a control character, `\u0000`
+JSON_BYTES_PER_CHAR = 6
 # the most characters a stored value of these types has: dates and times in their ISO forms, numbers
 # as JSON writes them (a float's repr, a 64-bit integer)
 _FIXED_CHARS = {"Date": 10, "Datetime": 26, "Time": 15, "Check": 1} | dict.fromkeys(NUMERIC_TYPES, 24)
 
 
 def max_json_bytes(field: DocFieldSchema) -> int | None:
-    """The most bytes of JSON a value of `field` takes once coerced (at most 6 per character: `\\u0000`),
+    """The most bytes of JSON a value of `field` takes once coerced (`JSON_BYTES_PER_CHAR` per character),
     or None when its type has no bound (long text, JSON, passwords)."""
     if field.fieldtype in LENGTH_TYPES:
-        return 6 * (field.length if field.length > 0 else DEFAULT_LENGTH) + 2
+        return JSON_BYTES_PER_CHAR * (field.length if field.length > 0 else DEFAULT_LENGTH) + 2
     fixed = _FIXED_CHARS.get(field.fieldtype)
     return None if fixed is None else fixed + 2
 
