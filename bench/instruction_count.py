@@ -2,7 +2,7 @@
 with the machine's load (CPU time on these shared 2-core machines moves by 5-15% from run to run).
 
     python bench/instruction_count.py [--ops get_one,get_list,update,create] [--requests 300]
-                                      [--no-db]
+                                      [--no-db] [--access-log off|text|json]
 
 Each app runs in a child process under valgrind's cachegrind (`--cache-sim=no`: instruction counts
 only), in-process as bench/profile_writes.py drives it (ASGI, one client, no sockets), against one
@@ -72,20 +72,28 @@ def answer_from_memory(records: dict[str, dict[str, Any]]) -> None:
 
 
 async def child(label: str, op: str, requests: int, state: dict[str, Any], no_db: bool) -> None:
-    """Run in the valgrind'ed process: warm up, then `requests` requests of `op` against `label`."""
+    """Run in the valgrind'ed process: warm up, then `requests` requests of `op` against `label`. A
+    bare app's process holds that app alone, as under wrk: no fw site, whose background tasks (cache
+    bus, job relay) and garbage-collector tuning would be counted with it."""
+    records: dict[str, dict[str, Any]] = {}
+    if no_db:
+        from pymongo import AsyncMongoClient
+
+        mongo: AsyncMongoClient[dict[str, Any]] = AsyncMongoClient(state["url"])
+        async for record in mongo[DB_NAME]["bench_score"].find({"_id": {"$in": state["names"]}}):
+            records[record["_id"]] = record
+        await mongo.close()
+        answer_from_memory(records)
+    if label != "fw":
+        client = profile_writes.bare_clients(state["url"])[label]
+        await profile_writes.drive(client, op, state["names"], WARM_UP)
+        await profile_writes.drive(client, op, state["names"], requests, start=WARM_UP)
+        return
     settings = Settings(root_dir=ROOT, mongo_url=state["url"], db_name=DB_NAME, admin_password="bench-admin-1",
-                        access_log="off")
+                        access_log=state.get("access_log", "off"))
     app = create_app(settings)
     async with app.router.lifespan_context(app) as lifespan_state:
-        if label == "fw":
-            client = profile_writes.AsgiClient(app, {"Authorization": state["auth"]}, lifespan_state or {})
-        else:
-            client = profile_writes.bare_clients(state["url"])[label]
-        if no_db:
-            records = {}
-            async for record in app.state.site.db.collection("bench_score").find({"_id": {"$in": state["names"]}}):
-                records[record["_id"]] = record
-            answer_from_memory(records)
+        client = profile_writes.AsgiClient(app, {"Authorization": state["auth"]}, lifespan_state or {})
         await profile_writes.drive(client, op, state["names"], WARM_UP)
         await profile_writes.drive(client, op, state["names"], requests, start=WARM_UP)
 
@@ -110,6 +118,8 @@ def main() -> None:
     parser.add_argument("--ops", default=",".join(OPS))
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--no-db", action="store_true")
+    parser.add_argument("--access-log", choices=("off", "text", "json"), default="off",
+                        help="fw's access log (fw serve's default is text)")
     parser.add_argument("--child", nargs=4, metavar=("APP", "OP", "REQUESTS", "STATE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -124,7 +134,8 @@ def main() -> None:
     try:
         names, auth = asyncio.run(seed(mongod.url, 2_000))
         state_file = work / "state.json"
-        state_file.write_text(json.dumps({"url": mongod.url, "names": names, "auth": auth}))
+        state_file.write_text(json.dumps({"url": mongod.url, "names": names, "auth": auth,
+                                          "access_log": args.access_log}))
         runs = [(label, op, n) for op in ops for label in APPS for n in (0, args.requests)]
         with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
             totals = dict(zip(runs, pool.map(lambda run: instructions(*run, state_file, work, args.no_db), runs),
