@@ -32,6 +32,7 @@ _BRACED = re.compile(r"\{([^{}]*)\}")
 _HASH_RUN = re.compile(r"#+")
 _AMENDMENT = re.compile(r"^(.*)-(\d+)$")
 _FORBIDDEN = ("<", ">", "\n", "\r", "\x00")
+_FORBIDDEN_CHARS = frozenset(_FORBIDDEN)
 
 Counter = Callable[[str, int], str]
 
@@ -207,7 +208,8 @@ async def _render(ctx: Context, expr: str, doc: NameSource, now: datetime) -> st
 # Random names
 
 
-_HASH_SHIFTS = tuple(range(45, -1, -5))
+# every 10-bit number as its two base32hex digits: a name is five lookups
+_HASH_PAIRS = tuple(_BASE32HEX[i >> 5] + _BASE32HEX[i & 31] for i in range(1024))
 
 
 def hash_name() -> str:
@@ -215,7 +217,9 @@ def hash_name() -> str:
     # one 50-bit number (15 bits of time, 35 random), written as 10 digits of 5 bits: one random draw
     # instead of one per character
     number = (int(time.time() * 10) % 32**3) << 35 | secrets.randbits(35)
-    return "".join(_BASE32HEX[(number >> shift) & 31] for shift in _HASH_SHIFTS)
+    pairs = _HASH_PAIRS
+    return (pairs[number >> 40] + pairs[number >> 30 & 1023] + pairs[number >> 20 & 1023]
+            + pairs[number >> 10 & 1023] + pairs[number & 1023])
 
 
 _last_uuid7: list[int] = [0, 0]  # [unix ms, rand_a] of the previous uuid7, for ordering within a ms
@@ -310,7 +314,7 @@ def validate_name(doctype: str, name: str) -> str:
         problem = _("There were some errors setting the name, please contact the administrator")
     elif stripped == doctype:
         problem = _("Name cannot be the same as the DocType: {0}", doctype)
-    elif any(ch in stripped for ch in _FORBIDDEN):
+    elif not _FORBIDDEN_CHARS.isdisjoint(stripped):
         problem = _("Name cannot contain special characters like < > or line breaks: {0}", stripped)
     elif len(stripped) > MAX_NAME_LENGTH:
         problem = _("Name is too long (at most {0} characters)", MAX_NAME_LENGTH)

@@ -25,6 +25,9 @@ SOCKETIO_PATH = "/socket.io"
 FILE_PATHS = ("/files/", "/private/files/")
 NO_STORE = (b"cache-control", b"no-store,no-cache,must-revalidate,max-age=0")
 VARY = (b"vary", b"Accept-Encoding")
+EDGE_HEADERS = frozenset({b"x-request-id", b"content-length", b"transfer-encoding", b"accept-encoding",
+                          b"accept-language"})
+OWN_HEADERS = frozenset({NO_STORE[0], VARY[0]})  # headers of the extra ones a response may set itself
 
 # Request ids only need to be unique, not secret: a per-process random prefix and a counter
 # (one urandom syscall per process instead of one per request).
@@ -56,6 +59,8 @@ class EdgeMiddleware:
         request_id = length = language = None
         has_body = gzip = False
         for name, value in scope["headers"]:  # one pass over the raw headers
+            if name not in EDGE_HEADERS:  # (most of them: one set lookup each)
+                continue
             if name == b"x-request-id":
                 request_id = value
             elif name == b"content-length":
@@ -79,9 +84,14 @@ class EdgeMiddleware:
             if message["type"] == "http.response.start":
                 headers = message.get("headers", ())
                 # a response that sets its own Cache-Control (stored files, the Desk's assets) keeps it;
-                # one that sets Vary (a precompressed asset) is not given a second one
-                own = {name.lower() for name, _v in headers}
-                message["headers"] = [*headers, *(h for h in extra if h[0] not in own)]
+                # one that sets Vary (a precompressed asset) is not given a second one. (A plain loop:
+                # a comprehension is a call of its own, on every response)
+                added = extra
+                for name, _value in headers:
+                    own = name.lower()
+                    if own in OWN_HEADERS:
+                        added = [h for h in added if h[0] != own]
+                message["headers"] = [*headers, *added]
             await send(message)
 
         if length is not None and length.isdigit() and int(length) > self.max_bytes:

@@ -27,8 +27,9 @@ class LocalPublisher:
         self.sio = sio
 
     async def emit(self, event: str, message: Any, room: str) -> None:
-        # most writes' events go to rooms nobody here has joined: those are not encoded at all
-        if next(self.sio.manager.get_participants("/", room), None) is None:
+        # most writes' events go to rooms nobody here has joined: those are not encoded at all (the
+        # manager's room table read directly: `get_participants` is a generator, made per event)
+        if not self.sio.manager.rooms.get("/", {}).get(room):
             return
         await self.sio.emit(event, message, room=room)
 

@@ -34,12 +34,8 @@ class BaseDocument:
 
     def __init__(self, meta: Meta, data: Mapping[str, Any] | None = None, *, ctx: Context | None = None,
                  parent: BaseDocument | None = None, stored: bool = False) -> None:
-        object.__setattr__(self, "_meta", meta)
-        object.__setattr__(self, "_ctx", ctx)
-        object.__setattr__(self, "_data", {})
-        object.__setattr__(self, "_parent", parent)
-        object.__setattr__(self, "_stored", None)
-        object.__setattr__(self, "flags", {})
+        # (straight into the instance dict: `__setattr__` would treat them as fields)
+        self.__dict__.update(_meta=meta, _ctx=ctx, _data={}, _parent=parent, _stored=None, flags={})
         if data:
             if stored:
                 self._load(data)
@@ -92,7 +88,7 @@ class BaseDocument:
             self.set(name, value)
 
     def _is_field(self, name: str) -> bool:
-        return name in self._meta.fieldnames or name in CHILD_FIELDS
+        return name in self._meta.settable
 
     def get(self, fieldname: str, default: Any = None) -> Any:
         value = self._data.get(fieldname)
@@ -110,16 +106,17 @@ class BaseDocument:
 
         With `strict`, a key that is not a field of the doctype is a DataError naming it.
         """
-        if not isinstance(data, Mapping):
+        if type(data) is not dict and not isinstance(data, Mapping):  # (the exact type first: the cheap check)
             raise exc.DataError(_("Document data must be an object, not {0}", type(data).__name__))
+        meta = self._meta
+        settable, tables, own = meta.settable, meta.table_fieldnames, self._data
         for key, value in data.items():
-            if key in IGNORED_INPUT or key.startswith("__"):
+            if key in settable:  # `set`, inlined: every field of every document a client sends passes here
+                own[key] = self._make_rows(key, value) if key in tables else value
+            elif key in IGNORED_INPUT or key.startswith("__"):
                 continue
-            if not self._is_field(key):
-                if strict:
-                    raise exc.DataError(_("{0} has no field {1}", self.doctype, repr(key)[:80]), field=str(key))
-                continue
-            self.set(key, value)
+            elif strict:
+                raise exc.DataError(_("{0} has no field {1}", self.doctype, repr(key)[:80]), field=str(key))
         return self
 
     def append(self, table: str, row: Mapping[str, Any] | BaseDocument | None = None) -> BaseDocument:
@@ -169,6 +166,10 @@ class BaseDocument:
         tables = meta.table_fieldnames
         if fields is None:
             if not tables:  # the common shape, in one comprehension
+                # every key one to send, and (with nulls) every one there; tested at C speed
+                if data.keys() <= meta.serial_keyset and (
+                        None not in data.values() if no_nulls else len(data) == len(meta.serial_keyset)):
+                    return {"doctype": meta.name, **data}
                 if no_nulls:
                     return {"doctype": meta.name,
                             **{key: value for key in meta.serial_keys if (value := data.get(key)) is not None}}
@@ -216,9 +217,11 @@ class BaseDocument:
         if "_id" in data:
             data["name"] = data.pop("_id")
         data.pop("_ancestors", None)
-        tables = self._meta.table_fieldnames
-        for key, value in data.items():
-            if key in tables:
+        meta = self._meta
+        nested = meta.nested_fieldnames  # only tables and JSON fields hold dicts or lists
+        for key in nested.intersection(data) if nested else ():
+            value = data[key]
+            if key in meta.table_fieldnames:
                 data[key] = self._load_rows(key, value)
             elif isinstance(value, (dict, list)):  # a JSON value: the document gets its own copy
                 data[key] = copy.deepcopy(value)
@@ -238,7 +241,8 @@ class BaseDocument:
     def _snapshot(self) -> dict[str, Any]:
         # `to_record` builds new dicts and lists for the document and its rows; only nested JSON values
         # (dicts and lists inside them) are shared with the document, so only those are copied
-        return _detached(self.to_record(), self._meta.table_fieldnames)
+        meta = self._meta
+        return _detached(self.to_record(), meta.table_fieldnames, meta.nested_fieldnames)
 
     def mark_stored(self) -> None:
         object.__setattr__(self, "_stored", self._snapshot())
@@ -276,10 +280,15 @@ class BaseDocument:
 BaseDocument.row_class = BaseDocument  # a bare BaseDocument's rows; Document's are Documents
 
 
-def _detached(record: dict[str, Any], tables: frozenset[str] = frozenset()) -> dict[str, Any]:
+def _detached(record: dict[str, Any], tables: frozenset[str] = frozenset(),
+              nested: frozenset[str] | None = None) -> dict[str, Any]:
     """A fresh record (from `to_record`) with the values it still shares copied: nested dicts and
-    lists, i.e. JSON values. Its rows (under `tables`) are fresh dicts too, detached the same way."""
-    for key, value in record.items():
+    lists, i.e. JSON values. Its rows (under `tables`) are fresh dicts too, detached the same way.
+    `nested` names the only keys that can hold such values (a meta's `nested_fieldnames`); without
+    it every value is looked at."""
+    keys = record.keys() if nested is None else nested.intersection(record) if nested else ()
+    for key in keys:
+        value = record[key]
         if key in tables and isinstance(value, list):
             record[key] = [_detached(row) if isinstance(row, dict) else copy.deepcopy(row) for row in value]
         elif isinstance(value, (dict, list)):

@@ -13,7 +13,7 @@ from engine.translation import _
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.documents.base import BaseDocument
-    from engine.meta.schema import DocFieldSchema
+    from engine.meta.schema import DocFieldSchema, Meta
 
 
 def all_docs(doc: BaseDocument) -> list[BaseDocument]:
@@ -32,18 +32,30 @@ def apply_defaults(doc: BaseDocument, *, now: str, today: str) -> None:
                 data[field.fieldname] = fieldtypes.default_value(field, now=now, today=today, doctype=d.doctype)
 
 
+def _coerce_plan(meta: Meta) -> list[tuple[DocFieldSchema, str, int]]:
+    """(field, fieldname, the length up to which a non-empty text stays as it is, or -1) of each value field."""
+    plan = meta.engine_cache.get("coerce_plan")
+    if plan is None:
+        plan = meta.engine_cache["coerce_plan"] = [
+            (field, field.fieldname, -1 if (limit := fieldtypes.unchanged_text_limit(field)) is None else limit)
+            for field in meta.value_fields]
+    return plan
+
+
 def coerce_fields(doc: BaseDocument) -> None:
     """Validate and normalise every value by its field type (errors name the field)."""
     for d in all_docs(doc):
         data = d._data
         doctype = d.doctype
-        for field in d.meta.value_fields:
-            name = field.fieldname
-            if field.fieldtype == "Password":  # kept as sent (a stored hash passes through), but text only
-                if data.get(name) is not None and not isinstance(data.get(name), str):
-                    fieldtypes.coerce_value(field, data.get(name), doctype=doctype)  # FieldTypeError
+        for field, name, text_limit in _coerce_plan(d.meta):
+            value = data.get(name)
+            if value.__class__ is str and 0 < len(value) <= text_limit:  # (typical text: nothing to do)
                 continue
-            data[name] = fieldtypes.coerce_value(field, data.get(name), doctype=doctype)
+            if field.fieldtype == "Password":  # kept as sent (a stored hash passes through), but text only
+                if value is not None and not isinstance(value, str):
+                    fieldtypes.coerce_value(field, value, doctype=doctype)  # FieldTypeError
+                continue
+            data[name] = fieldtypes.coerce_value(field, value, doctype=doctype)
         data["docstatus"] = docstatus.coerce(data.get("docstatus"))
 
 

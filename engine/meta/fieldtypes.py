@@ -11,6 +11,7 @@ import copy
 import json
 import math
 import re
+import sys
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
@@ -406,6 +407,21 @@ def coerce_value(field: DocFieldSchema, value: Any, *, doctype: str) -> Any:
     if value is None or (isinstance(value, str) and (not value or (blank_is_empty and value.isspace()))):
         return empty
     return coercer(field, value, doctype)
+
+
+def unchanged_text_limit(field: DocFieldSchema) -> int | None:
+    """For a field whose `coerce_value` returns any non-empty `str` of at most this many characters
+    unchanged (plain text types, Data without Email/Phone/URL/Name options), that length; None for the
+    others. What lets the save path pass over typical text values without a call."""
+    entry = _DISPATCH.get(field.fieldtype)
+    if entry is None or entry[2]:  # a type for which a blank string is empty: it changes
+        return None
+    coercer = entry[0]
+    if coercer is _as_text:
+        return sys.maxsize
+    if coercer is _short_text or (coercer is _data and field.options not in _DATA_OPTIONS):
+        return field.length if field.length > 0 else DEFAULT_LENGTH
+    return None
 
 
 def is_empty(field: DocFieldSchema, value: Any) -> bool:

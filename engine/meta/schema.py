@@ -305,6 +305,13 @@ class Meta:
         # what `Document.as_dict` writes, in order: standard fields, then values and tables, never passwords
         self.serial_keys: tuple[str, ...] = tuple(self.standard) + tuple(
             f.fieldname for f in fields if f.fieldname and (f.has_value or f.is_table) and f.fieldtype != "Password")
+        self.serial_keyset = frozenset(self.serial_keys)
+        # the fields whose stored values can be dicts or lists (JSON values and child tables): the only
+        # ones a loaded document must copy so that it never shares them with its stored snapshot
+        self.json_fieldnames = frozenset(f.fieldname for f in self.value_fields if f.fieldtype == "JSON")
+        self.nested_fieldnames = self.table_fieldnames | self.json_fieldnames
+        # what a document accepts as a field (`BaseDocument.update`): fields and the child-row keys
+        self.settable: frozenset[str] = self.fieldnames | frozenset(CHILD_FIELDS)
 
     def _implicit_fields(self, fields: list[DocFieldSchema]) -> list[DocFieldSchema]:
         names = {f.fieldname for f in fields}

@@ -51,16 +51,17 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: B
         grant = Grant.ALL
     if doc is None:
         return True
-    stored = not doc.is_new()
     # the owner and the row conditions are judged on the stored document, never on unsaved edits
     # (changing `owner` in memory must not hand someone else's document over)
-    owner = doc.stored_value("owner") if stored else doc.get("owner")
-    if grant is Grant.OWNER and ptype != "create" and (owner or ctx.user) != ctx.user:
+    if grant is Grant.OWNER and ptype != "create":
+        owner = doc.get("owner") if doc.is_new() else doc.stored_value("owner")
+        if (owner or ctx.user) != ctx.user:
+            return False
+    apps = ctx.site.apps
+    if ptype != "create" and apps.permission_hooks("permission_query_conditions", doctype) \
+            and not doc.is_new() and doc.get("name") and not await rows.document_matches(ctx, meta, doc.name):
         return False
-    if stored and ptype != "create" and ctx.site.apps.permission_hooks("permission_query_conditions", doctype) \
-            and doc.get("name") and not await rows.document_matches(ctx, meta, doc.name):
-        return False
-    for hook in ctx.site.apps.permission_hooks("has_permission", doctype):
+    for hook in apps.permission_hooks("has_permission", doctype):
         verdict = call_with_supported(hook, doc=doc, ptype=ptype, user=ctx.user, ctx=ctx)
         if inspect.isawaitable(verdict):
             verdict = await verdict

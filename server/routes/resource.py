@@ -108,7 +108,8 @@ async def run_doc_method(request: Request) -> Response:
 
 
 async def _collection(request: Request) -> Response:
-    return await (create_doc if request.method == "POST" else list_docs)(request)
+    # (the scope read directly: `request.method` goes through a property and `typing.cast`)
+    return await (create_doc if request.scope["method"] == "POST" else list_docs)(request)
 
 
 _DOCUMENT_HANDLERS = {"GET": read_doc, "HEAD": read_doc, "PUT": update_doc, "DELETE": delete_doc,
@@ -116,7 +117,7 @@ _DOCUMENT_HANDLERS = {"GET": read_doc, "HEAD": read_doc, "PUT": update_doc, "DEL
 
 
 async def _document(request: Request) -> Response:
-    return await _DOCUMENT_HANDLERS[request.method](request)
+    return await _DOCUMENT_HANDLERS[request.scope["method"]](request)
 
 
 def routes(prefix: str) -> list[Route]:

@@ -94,6 +94,16 @@ async def test_a_json_value_changed_in_place_is_saved(ctx: Context) -> None:
     assert (await get_doc(ctx, "Test Note", note.name)).config == {"a": [1, 2, 3], "b": {"c": 2}}
 
 
+async def test_a_json_value_changed_in_place_after_insert_differs_from_the_stored_one(ctx: Context) -> None:
+    """The snapshot an insert keeps copies the JSON fields' values (only those and tables can hold
+    dicts and lists), so the inserted document changed in place still saves the change."""
+    note = await new_doc(ctx, "Test Note", title="json after insert", config={"a": [1]}).insert()
+    note.config["a"].append(2)
+    assert note.has_value_changed("config") and note.stored_value("config") == {"a": [1]}
+    await note.save()
+    assert (await get_doc(ctx, "Test Note", note.name)).config == {"a": [1, 2]}
+
+
 async def test_a_child_row_changed_in_place_is_saved(ctx: Context) -> None:
     await new_doc(ctx, "Test Customer", customer_name="Rows").insert()
     order = await new_doc(ctx, "Test Order", customer="Rows", posting_date="2026-01-01",

@@ -18,6 +18,7 @@ from engine.meta.fieldtypes import (
     default_value,
     is_empty,
     max_json_bytes,
+    unchanged_text_limit,
 )
 from engine.meta.schema import NO_VALUE_TYPES, TABLE_TYPES, VALUE_TYPES, DocFieldSchema
 
@@ -55,6 +56,37 @@ def rejects(fieldtype: str, value: Any, error: type[exc.FwError] = exc.FieldType
 def test_every_value_type_is_handled() -> None:
     for fieldtype in VALUE_TYPES:
         coerce(fieldtype, None)  # raises TypeError if a type were missing from the dispatch table
+
+
+SAMPLE_TEXTS = ("x", " padded ", "   ", "Ünïcode ✓", "a@b", "http://x", "<b>", "12", "2024-03-15", "a" * 140)
+
+
+@pytest.mark.parametrize("options", [None, "", "Email", "Phone", "URL", "Name"])
+@pytest.mark.parametrize("fieldtype", sorted(VALUE_TYPES - {"Link", "Dynamic Link"}))
+def test_unchanged_text_limit_promises_only_what_coerce_value_keeps(fieldtype: str, options: str | None) -> None:
+    """The save path passes over a text within `unchanged_text_limit` without calling `coerce_value`:
+    for every type and option, every such text must come back from `coerce_value` as it is, and one
+    character over the limit must not (it is refused)."""
+    field = fld(fieldtype, options=options) if fieldtype not in ("Select",) else fld(fieldtype)
+    limit = unchanged_text_limit(field)
+    if limit is None:
+        return
+    for text in SAMPLE_TEXTS:
+        if len(text) <= limit:
+            assert coerce_value(field, text, doctype=DOCTYPE) is text
+    if limit < 10_000:
+        assert coerce_value(field, "b" * limit, doctype=DOCTYPE) == "b" * limit
+        with pytest.raises(exc.CharacterLengthExceededError):
+            coerce_value(field, "b" * (limit + 1), doctype=DOCTYPE)
+
+
+def test_unchanged_text_limit_is_given_for_plain_text_and_not_for_checked_values() -> None:
+    assert unchanged_text_limit(fld("Data")) == 140
+    assert unchanged_text_limit(fld("Data", length=20)) == 20
+    assert unchanged_text_limit(fld("Long Text")) is not None
+    for field in (fld("Data", options="Email"), fld("Int"), fld("Float"), fld("Date"), fld("Link"), fld("Select"),
+                  fld("Password"), fld("JSON"), fld("Check")):
+        assert unchanged_text_limit(field) is None, field.fieldtype
 
 
 @pytest.mark.parametrize("fieldtype", sorted(NO_VALUE_TYPES | TABLE_TYPES))
