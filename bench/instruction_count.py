@@ -11,7 +11,7 @@ operation runs twice, with a warm-up and then 100 or 100 + `--requests` requests
 the two totals divided by `--requests` is the cost of one request, with start-up and warm-up taken
 out. The counts are the whole process's: the server's Python, the driver, the event loop.
 
-`--no-db`: the driver's `find_one` and `insert_one` on the benchmark's collection answer from memory
+`--no-db`: the driver's `find_one`, `insert_one` and `find` command on the benchmark's collection answer from memory
 (get_one and create only), so what is left is the server's own work: fw's code against Starlette and
 one handler.
 
@@ -67,8 +67,20 @@ def answer_from_memory(records: dict[str, dict[str, Any]]) -> None:
             return await real_insert_one(self, document, *args, **kwargs)
         return InsertOneResult(document.get("_id"), True)
 
+    from pymongo.asynchronous.database import AsyncDatabase
+
+    real_command = AsyncDatabase.command
+
+    async def command(self: Any, command: Any, *args: Any, **kwargs: Any) -> Any:
+        # fw's `Database.find_by_id` (engine/db.py) reads a document as a `find` command
+        if not isinstance(command, dict) or command.get("find") != "bench_score":
+            return await real_command(self, command, *args, **kwargs)
+        record = records.get(command["filter"]["_id"])
+        return {"cursor": {"firstBatch": [dict(record)] if record is not None else [], "id": 0}, "ok": 1.0}
+
     AsyncCollection.find_one = find_one  # type: ignore[method-assign]
     AsyncCollection.insert_one = insert_one  # type: ignore[method-assign]
+    AsyncDatabase.command = command  # type: ignore[method-assign]
 
 
 async def child(label: str, op: str, requests: int, state: dict[str, Any], no_db: bool) -> None:

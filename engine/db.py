@@ -83,6 +83,29 @@ class Database:
             coll = self._collections[name] = self.handle[name]
         return coll
 
+    async def find_by_id(self, collection: str, key: Any, projection: dict[str, Any] | None = None,
+                         session: Any = None) -> dict[str, Any] | None:
+        """The record whose `_id` is `key`, or None: `find_one({"_id": key})`, sent as a `find`
+        command of one batch. The driver's `find_one` builds, runs and closes a cursor for it, about a
+        tenth more of its work per call (85,000 instructions of 900,000, counted with valgrind): this
+        is the hottest read there is. What `find_one` would apply by itself is applied here: the
+        database's read concern (outside a transaction: inside one, the session's), read
+        preference and codec options. A failover is retried above (`Retry`), as for every read."""
+        if self.backend != "mongo":
+            return await self.collection(collection).find_one({"_id": key}, projection, session=session)
+        handle = self.handle
+        command: dict[str, Any] = {"find": collection, "filter": {"_id": key}, "limit": 1, "singleBatch": True}
+        if projection is not None:
+            command["projection"] = projection
+        if session is None or not session.in_transaction:
+            concern = handle.read_concern.document
+            if concern:
+                command["readConcern"] = concern
+        reply = await handle.command(command, read_preference=handle.read_preference,
+                                     codec_options=handle.codec_options, session=session)
+        batch = reply["cursor"]["firstBatch"]
+        return batch[0] if batch else None
+
     def start_session(self) -> Any:
         return self.client.start_session()
 

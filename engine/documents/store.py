@@ -52,8 +52,7 @@ def to_document_dict(raw: dict[str, Any]) -> dict[str, Any]:
 async def load(ctx: Context, meta: Meta, name: str, projection: dict[str, Any] | None = None) -> dict[str, Any] | None:
     # the hottest read: no context manager on the success path, errors translated on the way out
     try:
-        return await ctx.db.collection(meta.collection).find_one({"_id": name}, projection,
-                                                                 session=ctx.read_session())
+        return await ctx.db.find_by_id(meta.collection, name, projection, ctx.read_session())
     except Exception as e:
         with db.translate_errors(meta.name):
             raise e

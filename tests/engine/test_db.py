@@ -267,3 +267,69 @@ async def test_a_final_write_outside_a_transaction_runs_again_only_if_never_sent
     assert not await db.Retry(site.db).again(dropped, outside)
     assert not await db.Retry(site.db).again(unsent, committed)
     assert not await db.Retry(site.db).again(exc.TransientError("conflict"), committed)
+
+
+class CommandLog(pymongo.monitoring.CommandListener):
+    def __init__(self) -> None:
+        self.commands: list[dict[str, Any]] = []
+
+    def started(self, event: pymongo.monitoring.CommandStartedEvent) -> None:
+        self.commands.append(dict(event.command))
+
+    def succeeded(self, event: Any) -> None:
+        pass
+
+    def failed(self, event: Any) -> None:
+        pass
+
+
+@pytest.fixture
+async def logged_database(mongod: embedded.EmbeddedMongo) -> Any:
+    """A `Database` as `db.connect` makes it, with every command its driver sends kept in `.log`."""
+    log = CommandLog()
+    database = db.connect(mongod.url, "fw_find_by_id")
+    await database.client.close()
+    client = pymongo.AsyncMongoClient(mongod.url, tz_aware=False, uuidRepresentation="standard", w="majority",
+                                      readConcernLevel="majority", event_listeners=[log])
+    database = db.Database(client, "fw_find_by_id", "mongo")
+    database.log = log  # type: ignore[attr-defined]
+    await client.drop_database("fw_find_by_id")
+    yield database
+    await client.drop_database("fw_find_by_id")
+    await client.close()
+
+
+async def test_find_by_id_answers_as_find_one(logged_database: Any) -> None:
+    import uuid
+
+    database = logged_database
+    key = uuid.uuid4()
+    records = database.collection("things")
+    await records.insert_one({"_id": "a", "n": 1, "when": "2026-01-01", "key": key, "nested": {"x": [1, 2]}})
+    for projection in (None, {"n": 1}, {"nested.x": 1, "_id": 0}):
+        assert await database.find_by_id("things", "a", projection) == await records.find_one({"_id": "a"}, projection)
+    found = await database.find_by_id("things", "a")
+    assert found["key"] == key and isinstance(found["key"], uuid.UUID)  # the database's codec options
+    assert await database.find_by_id("things", "missing") is None
+    assert await database.find_by_id("no_such_collection", "a") is None
+
+
+async def test_find_by_id_reads_majority_committed_data_or_in_the_transaction(logged_database: Any) -> None:
+    """Outside a transaction the `find` carries the database's read concern (`majority`); inside one
+    it carries none of its own and sees the transaction's uncommitted write."""
+    database = logged_database
+    await database.collection("things").insert_one({"_id": "a"})
+    database.log.commands.clear()
+    await database.find_by_id("things", "a")
+    [find] = [c for c in database.log.commands if "find" in c]
+    assert find["readConcern"] == {"level": "majority"} and find["limit"] == 1 and find["singleBatch"] is True
+    async with database.client.start_session() as session:
+        await session.start_transaction()
+        await database.collection("things").insert_one({"_id": "b", "n": 2}, session=session)
+        database.log.commands.clear()
+        assert await database.find_by_id("things", "b", session=session) == {"_id": "b", "n": 2}
+        assert await database.find_by_id("things", "b") is None  # not committed: invisible outside
+        inside, outside = [c for c in database.log.commands if "find" in c]
+        assert "readConcern" not in inside and inside["txnNumber"] is not None
+        assert outside["readConcern"] == {"level": "majority"}
+        await session.abort_transaction()
