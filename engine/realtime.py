@@ -95,7 +95,12 @@ def notify_change(ctx: Context, doc: BaseDocument, *, deleted: bool = False) -> 
     A restricted reader hears only that the doctype changed (its list reloads through the
     permission-checked API), never the name or author of a record it may not read."""
     meta = doc.meta
-    if meta.issingle or meta.istable or ctx.uow is None or publisher_for(ctx.site) is None:
+    if meta.issingle or meta.istable or ctx.uow is None:
+        return
+    publisher = publisher_for(ctx.site)
+    # nobody to hear it: no events are built (a client connecting before the commit misses this one,
+    # as it misses every change made before it came)
+    if publisher is None or not publisher.listening():
         return
     site, doctype, name, user = ctx.site, doc.doctype, doc.name, ctx.user
     modified = doc.get("modified")

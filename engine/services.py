@@ -23,6 +23,10 @@ class Publisher(Protocol):
 
     async def emit(self, event: str, message: Any, room: str) -> None: ...
 
+    def listening(self) -> bool:
+        """Whether anyone could hear an event now (False lets a write skip building its events)."""
+        ...
+
 
 class RedisPublisher:
     """Write-only socket.io manager on Redis: any process can reach every server's clients."""
@@ -34,6 +38,9 @@ class RedisPublisher:
 
     async def emit(self, event: str, message: Any, room: str) -> None:
         await self.manager.emit(event, message, room=room, namespace="/")
+
+    def listening(self) -> bool:
+        return True  # the listeners are other servers' clients: unknown here
 
     async def close(self) -> None:
         redis = getattr(self.manager, "redis", None)

@@ -26,6 +26,9 @@ class LocalPublisher:
     def __init__(self, sio: socketio.AsyncServer) -> None:
         self.sio = sio
 
+    def listening(self) -> bool:
+        return bool(self.sio.manager.rooms.get("/"))  # any client of this server in any room
+
     async def emit(self, event: str, message: Any, room: str) -> None:
         # most writes' events go to rooms nobody here has joined: those are not encoded at all (the
         # manager's room table read directly: `get_participants` is a generator, made per event)

@@ -224,12 +224,11 @@ async def _hash_passwords(doc: BaseDocument) -> None:
 
 async def check_set_only_once(op: Operation) -> None:
     doc = op.doc
-    for field in doc.meta.value_fields:
-        if field.set_only_once:
-            before = doc.stored_value(field.fieldname)
-            if before not in (None, "") and doc._data.get(field.fieldname) != before:
-                raise exc.CannotChangeConstantError(
-                    _("Value cannot be changed for {0}", _(field.display_label)), field=field.fieldname)
+    for field in doc.meta.set_only_once_fields:
+        before = doc.stored_value(field.fieldname)
+        if before not in (None, "") and doc._data.get(field.fieldname) != before:
+            raise exc.CannotChangeConstantError(
+                _("Value cannot be changed for {0}", _(field.display_label)), field=field.fieldname)
 
 
 async def check_update_after_submit(op: Operation) -> None:

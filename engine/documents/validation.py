@@ -27,8 +27,8 @@ def apply_defaults(doc: BaseDocument, *, now: str, today: str) -> None:
     """Fill empty fields that declare a `default` (parent and child rows)."""
     for d in all_docs(doc):
         data = d._data
-        for field in d.meta.value_fields:
-            if field.default is not None and data.get(field.fieldname) in (None, ""):
+        for field in d.meta.default_fields:
+            if data.get(field.fieldname) in (None, ""):
                 data[field.fieldname] = fieldtypes.default_value(field, now=now, today=today, doctype=d.doctype)
 
 
@@ -63,8 +63,8 @@ def check_mandatory(doc: BaseDocument) -> None:
     """Every empty `reqd` field, reported together; the first one is the error's `field`."""
     errors: list[dict[str, Any]] = []
     for d in all_docs(doc):
-        for field in d.meta.value_fields:
-            if field.reqd and fieldtypes.is_empty(field, d._data.get(field.fieldname)):
+        for field in d.meta.mandatory_fields:
+            if fieldtypes.is_empty(field, d._data.get(field.fieldname)):
                 if d.parent_doc is None:
                     msg = _("{0} is mandatory", _(field.display_label))
                 else:
@@ -92,8 +92,8 @@ async def validate_links(ctx: Context, doc: BaseDocument, *, fetch: bool = True)
             value = data.get(field.fieldname)
             if value:
                 checks.append((d, field, field.options or "", value))
-        for field in d.meta.value_fields:
-            if field.fieldtype == "Dynamic Link" and data.get(field.fieldname):
+        for field in d.meta.dynamic_link_fields:
+            if data.get(field.fieldname):
                 target = data.get(field.options or "")
                 if not target or not ctx.site.meta.exists(target):
                     raise exc.LinkValidationError(

@@ -285,6 +285,11 @@ class Meta:
         self.table_fields = [f for f in fields if f.is_table]
         self.table_fieldnames = frozenset(f.fieldname for f in self.table_fields)
         self.link_fields = [f for f in fields if f.fieldtype == "Link"]
+        self.dynamic_link_fields = [f for f in self.value_fields if f.fieldtype == "Dynamic Link"]
+        # what every save looks at, picked out once (engine/documents/validation.py)
+        self.default_fields = [f for f in self.value_fields if f.default is not None]
+        self.mandatory_fields = [f for f in self.value_fields if f.reqd]
+        self.set_only_once_fields = [f for f in self.value_fields if f.set_only_once]
         self.unique_fields = [f for f in fields if f.unique and f.has_value]
         self.fetch_fields = [f for f in fields if f.fetch_from]
         self.password_fields = [f for f in fields if f.fieldtype == "Password"]

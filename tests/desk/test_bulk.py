@@ -105,6 +105,9 @@ async def test_a_background_batch_reports_progress_and_results(client: httpx.Asy
     sent: list[tuple[str, Any, str]] = []
 
     class Recorder:
+        def listening(self) -> bool:
+            return True
+
         async def emit(self, event: str, message: Any, room: str) -> None:
             sent.append((event, message, room))
 

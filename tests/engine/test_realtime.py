@@ -18,6 +18,9 @@ class Recorder:
     def __init__(self) -> None:
         self.sent: list[tuple[str, Any, str]] = []
 
+    def listening(self) -> bool:
+        return True
+
     async def emit(self, event: str, message: Any, room: str) -> None:
         self.sent.append((event, message, room))
 
