@@ -90,7 +90,8 @@ class Database:
         tenth more of its work per call (85,000 instructions of 900,000, counted with valgrind): this
         is the hottest read there is. What `find_one` would apply by itself is applied here: the
         database's read concern (outside a transaction: inside one, the session's), read
-        preference and codec options. A failover is retried above (`Retry`), as for every read."""
+        preference and codec options. The driver retries it once as a read, as it does `find_one`, and a
+        failover is retried above (`Retry`), as for every read."""
         if self.backend != "mongo":
             return await self.collection(collection).find_one({"_id": key}, projection, session=session)
         handle = self.handle

@@ -12,7 +12,6 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from engine import exceptions as exc
-from engine.meta.schema import CHILD_FIELDS
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -77,7 +76,7 @@ class BaseDocument:
         if name in data:
             return data[name]
         meta = self.__dict__["_meta"]
-        if name in meta.fieldnames or name in CHILD_FIELDS:
+        if name in meta.settable:
             return [] if name in meta.by_name and meta.by_name[name].is_table else None
         raise AttributeError(f"{type(self).__name__} ({meta.name}) has no field or attribute {name!r}")
 
