@@ -5,7 +5,8 @@ The event loop never formats or writes a line: a finished request puts one tuple
 lock-free `SimpleQueue.put`, about a microsecond), and a writer thread turns what has queued into
 lines and writes them in one call. `logging`'s QueueHandler would do the same with more work per
 request on the loop (a LogRecord, formatting in `prepare`). The query string is left out: it can
-carry secrets (a password in a GET login, a key in a link).
+carry secrets (a password in a GET login, a key in a link). The edge layer (`server.middleware`)
+records each request: it already has the request id and sees the response start.
 
     text: 2026-05-01T10:00:00.123Z GET /api/resource/Employee 200 3.2ms rid=2f1c00000001 user=Administrator
           client=127.0.0.1   (one line)
@@ -25,9 +26,6 @@ import time
 from typing import TextIO
 
 import orjson
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
-
-from server.context import scope_user
 
 Entry = tuple[float, str, str, int, float, str, str, str]  # time, method, path, status, ms, request id, user, client
 FORMATS = ("off", "text", "json")
@@ -113,43 +111,6 @@ class AccessLog:
             with contextlib.suppress(OSError, ValueError):  # stdout closed (shutting down): nowhere to write
                 stream.write(text)
                 stream.flush()
-
-
-class AccessLogMiddleware:
-    """The outermost ASGI layer when the access log is on (with it off, requests never pass here). It
-    reads the status and the request id (set by the edge layer) from the response start, and the user
-    from the scope once the request is done."""
-
-    def __init__(self, app: ASGIApp, *, log: AccessLog) -> None:
-        self.app = app
-        self.log = log
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path: str = scope.get("path", "")
-        if scope["type"] != "http" or path.startswith("/socket.io"):
-            await self.app(scope, receive, send)
-            return
-        started = time.perf_counter()
-        status = 0
-        request_id = b"-"
-
-        async def logged_send(message: Message) -> None:
-            nonlocal status, request_id
-            if message["type"] == "http.response.start":
-                status = message["status"]
-                for name, value in reversed(message.get("headers", ())):  # the edge layer appends it
-                    if name == b"x-request-id":
-                        request_id = value
-                        break
-            await send(message)
-
-        try:
-            await self.app(scope, receive, logged_send)
-        finally:
-            client = scope.get("client")
-            self.log.record((time.time(), scope["method"], path, status or 500,
-                             (time.perf_counter() - started) * 1000, request_id.decode("latin-1"),
-                             scope_user(scope) or "-", client[0] if client else "-"))
 
 
 _process_log: dict[str, AccessLog] = {}

@@ -76,12 +76,12 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     routes.append(Mount("/assets", app=StaticFiles(directory=assets, check_dir=False), name="assets"))
     # (annotated: `lifespan` above uses it, and mypy cannot infer a name a closure reads before it is bound)
     sio: AsyncServer = realtime.create_realtime(lambda: app.state.site, settings)
+    # the edge layer also keeps the access log (None when it is off): outermost but for the proxy headers'
+    # layer, it times everything and knows the request id
     middleware = [
-        Middleware(EdgeMiddleware, sio=sio, max_bytes=settings.max_body_bytes),
+        Middleware(EdgeMiddleware, sio=sio, max_bytes=settings.max_body_bytes,
+                   log=access_log.for_process(settings.access_log)),
     ]
-    access = access_log.for_process(settings.access_log)
-    if access is not None:  # outermost, so it times everything and sees the request id the edge layer sets
-        middleware.insert(0, Middleware(access_log.AccessLogMiddleware, log=access))
     if settings.forwarded_allow_ips:
         # before everything else (the access log, the lockout's client address, Secure cookies): a request
         # from a trusted proxy gets the client and scheme it forwarded; from anyone else the headers are

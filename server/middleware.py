@@ -1,15 +1,17 @@
 """The one pure-ASGI layer in front of the Starlette app.
 
-It does four jobs that used to be four middlewares: `/socket.io` goes to python-socketio, every
-response gets a request id, bodies over the limit get 413 before they are read, and clients that
-accept gzip get compressed responses. One layer rather than four because each layer costs every
-request a coroutine frame on every resume and a wrapper on every `send`.
+It does five jobs that used to be five middlewares: `/socket.io` goes to python-socketio, every
+response gets a request id, bodies over the limit get 413 before they are read, clients that
+accept gzip get compressed responses, and, when the access log is on, every request is recorded in
+it. One layer rather than five because each layer costs every request a coroutine frame on every
+resume and a wrapper on every `send`.
 """
 
 from __future__ import annotations
 
 import itertools
 import os
+import time
 
 import orjson
 import socketio
@@ -18,7 +20,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import exceptions as exc
 from engine.translation import _
-from server.context import negotiate_language
+from server.access_log import AccessLog
+from server.context import negotiate_language, scope_user
 from server.errors import edge_error_body
 
 SOCKETIO_PATH = "/socket.io"
@@ -41,9 +44,10 @@ def new_request_id() -> bytes:
 
 class EdgeMiddleware:
     def __init__(self, app: ASGIApp, *, sio: socketio.AsyncServer, max_bytes: int,
-                 gzip_minimum_size: int = 1024) -> None:
+                 gzip_minimum_size: int = 1024, log: AccessLog | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.log = log  # the access log, None when it is off
         self.gzip = GZipMiddleware(app, minimum_size=gzip_minimum_size)
         self.socketio = socketio.ASGIApp(sio, other_asgi_app=app, socketio_path="socket.io")
 
@@ -56,6 +60,7 @@ class EdgeMiddleware:
         if _is_socketio(path):
             await self.socketio(scope, receive, send)
             return
+        started = time.perf_counter() if self.log is not None else 0.0
         request_id = length = language = None
         has_body = gzip = False
         for name, value in scope["headers"]:  # one pass over the raw headers
@@ -79,9 +84,12 @@ class EdgeMiddleware:
         extra = [(b"x-request-id", request_id), (b"x-frappe-request-id", request_id), NO_STORE]
         if not gzip:
             extra.append(VARY)  # GZipMiddleware adds it itself when it runs
+        status = 0
 
         async def send_with_headers(message: Message) -> None:
+            nonlocal status
             if message["type"] == "http.response.start":
+                status = message["status"]
                 headers = message.get("headers", ())
                 # a response that sets its own Cache-Control (stored files, the Desk's assets) keeps it;
                 # one that sets Vary (a precompressed asset) is not given a second one. (A plain loop:
@@ -94,28 +102,35 @@ class EdgeMiddleware:
                 message["headers"] = [*headers, *added]
             await send(message)
 
-        if length is not None and length.isdigit() and int(length) > self.max_bytes:
-            await self._refuse(send_with_headers, language, path)
-            return
-        inner = self.gzip if gzip else self.app
-        if not has_body:
-            await inner(scope, receive, send_with_headers)
-            return
-        received = 0
-
-        async def limited_receive() -> Message:
-            nonlocal received
-            message = await receive()
-            if message["type"] == "http.request":
-                received += len(message.get("body", b""))
-                if received > self.max_bytes:
-                    raise _TooLarge
-            return message
-
         try:
-            await inner(scope, limited_receive, send_with_headers)
-        except _TooLarge:
-            await self._refuse(send_with_headers, language, path)
+            if length is not None and length.isdigit() and int(length) > self.max_bytes:
+                await self._refuse(send_with_headers, language, path)
+                return
+            inner = self.gzip if gzip else self.app
+            if not has_body:
+                await inner(scope, receive, send_with_headers)
+                return
+            received = 0
+
+            async def limited_receive() -> Message:
+                nonlocal received
+                message = await receive()
+                if message["type"] == "http.request":
+                    received += len(message.get("body", b""))
+                    if received > self.max_bytes:
+                        raise _TooLarge
+                return message
+
+            try:
+                await inner(scope, limited_receive, send_with_headers)
+            except _TooLarge:
+                await self._refuse(send_with_headers, language, path)
+        finally:
+            if self.log is not None and kind == "http":  # (in this frame: a layer of its own costs every resume)
+                client = scope.get("client")
+                self.log.record((time.time(), scope["method"], path, status or 500,
+                                 (time.perf_counter() - started) * 1000, request_id.decode("latin-1"),
+                                 scope_user(scope) or "-", client[0] if client else "-"))
 
     async def _refuse(self, send: Send, accept_language: bytes | None, path: str) -> None:
         # no request context exists yet: the language comes from Accept-Language alone

@@ -1,5 +1,5 @@
 """FW_ACCESS_LOG: one line per request (method, path without its query, status, duration, request id,
-user, client) as text or JSON, written by a thread off the event loop; `off` leaves the layer out.
+user, client) as text or JSON, written by a thread off the event loop; `off` records nothing.
 (tests/e2e/test_serve.py checks a real `fw serve` writes these lines and not uvicorn's.)"""
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import pytest
 from engine.site import Site
 from server import access_log
 from server.app import create_app
+from server.middleware import EdgeMiddleware
 from tests.server.conftest import ApiUser
 
 
@@ -72,13 +73,23 @@ async def test_json_lines(logged: Callable[[str], object], admin: ApiUser) -> No
     assert isinstance(entry["duration_ms"], float) and entry["duration_ms"] > 0 and entry["client"] == "10.1.2.3"
 
 
-async def test_off_leaves_the_layer_out(site: Site) -> None:
+async def test_off_records_nothing(site: Site) -> None:
     before = dict(access_log._process_log)
     app = create_app(site.settings.model_copy(update={"access_log": "off"}), site=site)
-    assert not any(m.cls is access_log.AccessLogMiddleware for m in app.user_middleware)
+    [edge] = [m for m in app.user_middleware if m.cls is EdgeMiddleware]
+    assert edge.kwargs["log"] is None
     assert access_log._process_log == before  # no writer thread started for it
     app = create_app(site.settings.model_copy(update={"access_log": "json"}), site=site)
-    assert app.user_middleware[0].cls is access_log.AccessLogMiddleware  # outermost when on
+    assert app.user_middleware[0].cls is EdgeMiddleware  # outermost (without proxy headers), so it times everything
+    assert app.user_middleware[0].kwargs["log"] is access_log._process_log["json"]
+
+
+async def test_a_refused_body_and_a_failing_handler_are_logged(logged: Callable[[str], object]) -> None:
+    async with logged("json") as (client, out):  # type: ignore[attr-defined]
+        too_large = await client.post("/api/method/ping", content=b"x" * (25 * 2 ** 20 + 1))  # FW_MAX_BODY_BYTES + 1
+    [entry] = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert too_large.status_code == 413 and entry["status"] == 413 and entry["user"] == "-"
+    assert entry["request_id"] == too_large.headers["x-request-id"]
 
 
 def test_a_closed_stream_does_not_kill_the_writer() -> None:
