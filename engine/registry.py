@@ -56,6 +56,7 @@ class AppRegistry:
     reports: dict[str, Any] = field(default_factory=dict)
     _handler_cache: dict[tuple[str, str], tuple[Handler, ...]] = field(default_factory=dict)
     _permission_hook_cache: dict[tuple[str, str], tuple[Handler, ...]] = field(default_factory=dict)
+    _derived: dict[tuple[type, str], dict[Any, Any]] = field(default_factory=dict)
 
     @property
     def app_names(self) -> list[str]:
@@ -82,6 +83,16 @@ class AppRegistry:
             star = self.doc_events.get("*", {}).get(event, [])
             cached = self._handler_cache[key] = (*own, *star)
         return cached
+
+    def derived(self, controller: type, doctype: str) -> dict[Any, Any]:
+        """Where the engine keeps what it works out from this registry for documents of `doctype` whose
+        class is `controller` (the lifecycle's step plans): valid as long as the registry, since the
+        controllers and doc_events it is worked out from do not change."""
+        key = (controller, doctype)
+        kept = self._derived.get(key)
+        if kept is None:
+            kept = self._derived[key] = {}
+        return kept
 
     def permission_hooks(self, key: str, doctype: str) -> tuple[Handler, ...]:
         """The `has_permission` or `permission_query_conditions` hooks (`key`) that apply to

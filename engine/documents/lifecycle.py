@@ -60,6 +60,7 @@ class Operation:
     # code ran since `coerce_types` that may have set values (a hook, autoname, the workflow), so
     # `validate_fields` types them again; without it the second pass would find nothing to change
     recoerce: bool = False
+    naming_hook: bool = True  # a before_naming hook exists (from the plan: set_name skips asking)
 
 
 Step = Callable[[Operation], Awaitable[None]]
@@ -125,7 +126,7 @@ async def set_name(op: Operation) -> None:
     a name set by code is kept (the HTTP layer drops client names unless autoname is Prompt/UUID);
     otherwise the doctype's autoname rule."""
     doc, meta = op.doc, op.doc.meta
-    if await run_hook(doc, "before_naming"):
+    if op.naming_hook and await run_hook(doc, "before_naming"):
         op.recoerce = True
     if meta.issingle:
         doc._data["name"] = meta.name
@@ -398,39 +399,43 @@ _SAVE_STEPS = {Action.SAVE: SAVE, Action.SUBMIT: SUBMIT, Action.UPDATE_AFTER_SUB
                Action.CANCEL: CANCEL}
 
 
-POST_WRITE_EVENTS = {
-    Action.INSERT: ("after_insert", "on_update", "on_change"),
-    Action.SAVE: ("on_update", "on_change"),
-    Action.SUBMIT: ("after_insert", "on_update", "on_submit", "on_change"),
-    Action.UPDATE_AFTER_SUBMIT: ("on_update_after_submit", "on_change"),
-    Action.CANCEL: ("on_cancel", "on_change"),
-}
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """An operation's steps for one doctype and controller: the hooks nothing handles left out."""
+
+    steps: tuple[Step, ...]
+    hooks_after_write: bool  # a hook runs after the persist (it can still write or fail)
+    naming_hook: bool  # a before_naming hook exists (`set_name` runs it)
 
 
-def _nothing_after_write(op: Operation) -> bool:
-    """True when no step after the persist can write or fail: no hooks for the post-write events
-    (controller or doc_events), no Version record."""
-    doc = op.doc
-    if doc.meta.track_changes:
-        return False
-    apps = op.ctx.site.apps
-    for event in POST_WRITE_EVENTS[op.action]:
-        if getattr(type(doc), event, None) is not None or apps.handlers(doc.doctype, event):
-            return False
-    return True
+def _plan(doc: BaseDocument, steps: tuple[Step, ...]) -> Plan:
+    """`steps` without the hooks that have no controller method and no doc_events handler for this
+    document's doctype: worked out once per doctype, controller and step list (most hooks of most
+    doctypes: not asking on every save spares a dozen lookups)."""
+    apps, controller, doctype = doc.ctx.site.apps, type(doc), doc.doctype
+    plans = apps.derived(controller, doctype)
+    plan = plans.get(steps)
+    if plan is None:
+        def hooked(event: str) -> bool:
+            return getattr(controller, event, None) is not None or bool(apps.handlers(doctype, event))
+
+        handled = tuple(step for step in steps if (event := HOOK_EVENTS.get(step)) is None or hooked(event))
+        persist = next(i for i, step in enumerate(handled) if step in (persist_insert, persist_update))
+        plan = plans[steps] = Plan(handled, any(step in HOOK_EVENTS for step in handled[persist + 1:]),
+                                   hooked("before_naming"))
+    return plan
 
 
 async def _run(op: Operation, steps: tuple[Step, ...]) -> None:
-    # the write may skip the transaction only when this operation is all the unit of work does:
-    # it owns the unit, or the caller (a route doing one operation) said so
-    alone = op.ctx.uow is None or op.ctx.single_operation
-    op.final_write = alone and _nothing_after_write(op)
-    controller, doctype, apps = type(op.doc), op.doc.doctype, op.ctx.site.apps
+    plan = _plan(op.doc, steps)
+    op.naming_hook = plan.naming_hook
+    # the write may skip the transaction only when this operation is all the unit of work does (it owns
+    # the unit, or the caller, a route doing one operation, said so) and nothing after the write can
+    # write or fail: no post-write hook, no Version record
+    op.final_write = ((op.ctx.uow is None or op.ctx.single_operation) and not plan.hooks_after_write
+                      and not op.doc.meta.track_changes)
     async with unit_of_work(op.ctx):
-        for step in steps:
-            event = HOOK_EVENTS.get(step)
-            if event is not None and getattr(controller, event, None) is None and not apps.handlers(doctype, event):
-                continue  # (most hooks of most doctypes: no coroutine for them)
+        for step in plan.steps:
             await step(op)
             if op.duplicate:
                 break

@@ -20,6 +20,7 @@ from engine.site import Site
 from tests.server.conftest import ApiUser
 from tests.server.helpers import insert_notes, ok, refused
 from tests.support.custom_fields import drop_custom_fields
+from tests.support.hooks import patch_controller_hook
 
 NOTE = "/api/resource/Test Note"
 WRITERS = 32
@@ -37,7 +38,7 @@ async def tally(site: Site, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> As
     def validate(self: test_note.TestNote) -> None:
         self.count = sum(1 for field in FIELDS if self.get(field))
 
-    monkeypatch.setattr(test_note.TestNote, "validate", validate, raising=False)
+    patch_controller_hook(monkeypatch, site.apps, test_note.TestNote, "validate", validate)
     try:
         yield
     finally:

@@ -15,6 +15,7 @@ from server.app import create_app
 from tests.server.conftest import ApiUser
 from tests.server.helpers import insert_notes, ok, refused
 from tests.support.custom_fields import drop_custom_fields
+from tests.support.hooks import hide_handlers
 
 NOTE = "/api/resource/Test Note"
 M = "/api/method"
@@ -105,9 +106,7 @@ async def test_a_lone_write_whose_response_is_over_the_limit_is_not_committed_ei
         site: Site, ctx: Context, admin: ApiUser, monkeypatch: pytest.MonkeyPatch, one_call: bool) -> None:
     """A doctype with no hook after its write skips the transaction for a lone write; one whose answer
     might not fit keeps it, so the 413 still leaves the database as it was."""
-    real = site.apps.handlers
-    monkeypatch.setattr(site.apps, "handlers", lambda doctype, event: () if doctype == "Test Reading" else real(
-        doctype, event))
+    hide_handlers(monkeypatch, site.apps, {"Test Reading"})
     if not one_call:  # the ordinary save: read, then a conditional write
         async def no_one_call(*_args: object) -> None:
             return None

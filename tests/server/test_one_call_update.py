@@ -19,6 +19,7 @@ from engine.site import Site
 from tests.server.conftest import ApiUser
 from tests.server.helpers import ok, refused
 from tests.support.custom_fields import drop_custom_fields
+from tests.support.hooks import hide_handlers
 
 READING = "/api/resource/Test Reading"
 WRITERS = 32
@@ -29,9 +30,7 @@ FIELDS = [f"w{i}" for i in range(WRITERS)]
 def plain_readings(site: Site, monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
     """Test Reading without the fixture app's `doc_events["*"]` handlers (which make every save of it
     need the whole document), and a count of the two ways an update can take."""
-    real = site.apps.handlers
-    monkeypatch.setattr(site.apps, "handlers",
-                        lambda doctype, event: () if doctype == "Test Reading" else real(doctype, event))
+    hide_handlers(monkeypatch, site.apps, {"Test Reading"})
     ways = {"one_call": 0, "loads": 0}
     real_update, real_load = store.update_returning, store.load
 

@@ -17,6 +17,7 @@ from engine.documents import one_call, store
 from engine.documents.factory import get_doc, new_doc
 from engine.methods import client
 from engine.site import Site
+from tests.support.hooks import hide_handlers
 
 # doctypes the fixture app's `doc_events["*"]` handlers are hidden from here (with them, no doctype
 # of the fixture app can be updated in one call: they run on every save)
@@ -26,8 +27,7 @@ STAMP = "2026-01-01 00:00:00.000000"
 
 @pytest.fixture(autouse=True)
 def no_star_hooks(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
-    real = site.apps.handlers
-    monkeypatch.setattr(site.apps, "handlers", lambda doctype, event: () if doctype in PLAIN else real(doctype, event))
+    hide_handlers(monkeypatch, site.apps, set(PLAIN))
 
 
 class Calls:

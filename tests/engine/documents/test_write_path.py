@@ -9,18 +9,14 @@ from engine import exceptions as exc
 from engine.context import Context, unit_of_work
 from engine.documents.factory import get_doc, new_doc
 from engine.query.listing import count
+from tests.support.hooks import hide_handlers, patch_handlers
 
 
 @pytest.fixture(autouse=True)
 def no_star_hooks(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
     """The fixture app registers a `doc_events["*"]` on_change handler for every doctype; these tests
     are about doctypes with no post-write hooks, so Test Customer's are hidden here."""
-    real = ctx.site.apps.handlers
-
-    def handlers(doctype: str, event: str):
-        return () if doctype == "Test Customer" else real(doctype, event)
-
-    monkeypatch.setattr(ctx.site.apps, "handlers", handlers)
+    hide_handlers(monkeypatch, ctx.site.apps, {"Test Customer"})
 
 
 async def test_lone_insert_without_post_write_hooks_uses_no_transaction(ctx: Context) -> None:
@@ -143,10 +139,8 @@ async def test_a_value_a_hook_sets_is_typed_before_the_write(ctx: Context, monke
     def set_limit(doc, _event: str) -> None:
         doc.credit_limit = "40"  # a string, as a careless hook might set it
 
-    real = ctx.site.apps.handlers
-    monkeypatch.setattr(ctx.site.apps, "handlers",
-                        lambda doctype, event: (set_limit,) if (doctype, event) == ("Test Customer", "validate")
-                        else real(doctype, event))
+    patch_handlers(monkeypatch, ctx.site.apps, lambda real: lambda doctype, event: (
+        (set_limit,) if (doctype, event) == ("Test Customer", "validate") else real(doctype, event)))
     await new_doc(ctx, "Test Customer", customer_name="Hooked").insert()
     assert len(calls) == 2  # typed again after the hook
     stored = await ctx.db.collection("test_customer").find_one({"_id": "Hooked"})
@@ -155,9 +149,8 @@ async def test_a_value_a_hook_sets_is_typed_before_the_write(ctx: Context, monke
     def bad_limit(doc, _event: str) -> None:
         doc.credit_limit = "a lot"
 
-    monkeypatch.setattr(ctx.site.apps, "handlers",
-                        lambda doctype, event: (bad_limit,) if (doctype, event) == ("Test Customer", "validate")
-                        else real(doctype, event))
+    patch_handlers(monkeypatch, ctx.site.apps, lambda real: lambda doctype, event: (
+        (bad_limit,) if (doctype, event) == ("Test Customer", "validate") else real(doctype, event)))
     with pytest.raises(exc.ValidationError) as raised:
         await new_doc(ctx, "Test Customer", customer_name="Bad hook").insert()
     assert raised.value.field == "credit_limit"
