@@ -253,7 +253,8 @@ async def persist_insert(op: Operation) -> None:
     if op.opts.ignore_if_duplicate and await store.load(op.ctx, doc.meta, doc.name, {"_id": 1}) is not None:
         op.duplicate = True
         return
-    await _refuse_duplicates(op, record, check_name=not op.counted_name)
+    if not op.counted_name or doc.meta.unique_fields:  # (else nothing could clash: no query, no coroutines)
+        await _refuse_duplicates(op, record, check_name=not op.counted_name)
     await store.insert(op.ctx, doc.meta, record, final=op.final_write and answer_fits(op.ctx, record))
     doc.mark_stored()
 
