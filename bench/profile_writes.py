@@ -1,6 +1,7 @@
 """Where a write's time goes: the database commands one request issues and fw's own CPU per request.
 
     python bench/profile_writes.py [--requests 2000] [--top 30] [--op update|create|get_one|get_list]
+                                   [--concurrency 16]
 
 Starts a private durable mongod (a single-node replica set, as the benches use), seeds the peer
 benchmark's `Bench Score` documents, and drives the real Starlette app in this process (ASGI, no
@@ -110,14 +111,17 @@ async def drive(client: AsgiClient, op: str, names: list[str], count: int, start
 
 
 async def cpu_per_request(clients: dict[str, AsgiClient], op: str, names: list[str], count: int,
-                          rounds: int = 5) -> dict[str, float]:
-    """Median server CPU µs per request of each app, the apps alternated round by round."""
+                          rounds: int = 5, concurrency: int = 1) -> dict[str, float]:
+    """Median server CPU µs per request of each app, the apps alternated round by round; `concurrency`
+    clients at once (a bare app's cost per request falls with it, as the driver's waits are shared)."""
     samples: dict[str, list[float]] = {label: [] for label in clients}
+    each = max(1, count // concurrency)
     for r in range(rounds):
         for label, client in clients.items():
             began = time.process_time()
-            await drive(client, op, names, count, start=30_000 + r * count)
-            samples[label].append((time.process_time() - began) / count * 1e6)
+            base = 30_000 + r * count + concurrency * 1_000_000
+            await asyncio.gather(*(drive(client, op, names, each, start=base + i * each) for i in range(concurrency)))
+            samples[label].append((time.process_time() - began) / (each * concurrency) * 1e6)
     return {label: statistics.median(values) for label, values in samples.items()}
 
 
@@ -185,9 +189,10 @@ async def main(args: argparse.Namespace) -> None:
             clients = {"fw": client, **bare_clients(mongod.url)}
             for bare in clients.values():
                 await drive(bare, args.op, names, 200)
-            cpu = await cpu_per_request(clients, args.op, names, max(200, args.requests // 4))
+            cpu = await cpu_per_request(clients, args.op, names, max(200, args.requests // 4),
+                                        concurrency=args.concurrency)
             print(f"\nServer CPU per {args.op} request, in this process, no profiler (median of 5 alternated "
-                  "rounds):")
+                  f"rounds, {args.concurrency} client(s) at once):")
             for label, micros in cpu.items():
                 print(f"  {label:>10}  {micros:6.0f} µs   fw / this {cpu['fw'] / micros:4.2f}")
             profiler = cProfile.Profile()
@@ -234,4 +239,6 @@ if __name__ == "__main__":
     parser.add_argument("--callers", nargs="*", default=[], help="print the callers of functions matching these")
     parser.add_argument("--dump", help="also write the cProfile stats to this file (for pstats or snakeviz)")
     parser.add_argument("--op", choices=("update", "create", "get_one", "get_list"), default="update")
+    parser.add_argument("--concurrency", type=int, default=1,
+                        help="clients at once for the CPU comparison (wrk's 32 connections over 2 workers: 16)")
     asyncio.run(main(parser.parse_args()))
