@@ -7,6 +7,7 @@ import pytest
 
 from engine import exceptions as exc
 from engine.context import Context, unit_of_work
+from engine.documents import lifecycle
 from engine.documents.factory import get_doc, new_doc
 from engine.query.listing import count
 from tests.support.hooks import hide_handlers, patch_handlers
@@ -155,3 +156,30 @@ async def test_a_value_a_hook_sets_is_typed_before_the_write(ctx: Context, monke
         await new_doc(ctx, "Test Customer", customer_name="Bad hook").insert()
     assert raised.value.field == "credit_limit"
     assert await ctx.db.collection("test_customer").find_one({"_id": "Bad hook"}) is None
+
+
+async def test_a_save_plans_its_steps_once_and_a_hook_after_the_write_keeps_the_transaction(
+        ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = new_doc(ctx, "Test Customer", customer_name="Planned")
+    plan = lifecycle._plan(doc, lifecycle.INSERT)
+    assert lifecycle._plan(doc, lifecycle.INSERT) is plan  # worked out once per doctype and step list
+    assert not any(step in lifecycle.HOOK_EVENTS for step in plan.steps)  # no controller, handlers hidden
+    assert not plan.hooks_after_write and not plan.naming_hook
+    assert lifecycle.persist_insert in plan.steps and lifecycle.set_name in plan.steps
+
+    seen: list[str] = []
+
+    def after_insert(doc, event: str) -> None:
+        seen.append(f"{event}:{doc.name}")
+
+    patch_handlers(monkeypatch, ctx.site.apps, lambda real: lambda doctype, event: (
+        (after_insert,) if (doctype, event) == ("Test Customer", "after_insert") else real(doctype, event)))
+    hooked = lifecycle._plan(doc, lifecycle.INSERT)
+    assert hooked.hooks_after_write
+    assert [lifecycle.HOOK_EVENTS[s] for s in hooked.steps if s in lifecycle.HOOK_EVENTS] == ["after_insert"]
+    async with unit_of_work(ctx):
+        ctx.single_operation = True
+        await doc.insert()
+        # the hook after the write could still fail: the write stays in the unit's transaction
+        assert ctx.uow is not None and ctx.uow.session is not None and ctx.uow.in_transaction
+    assert seen == ["after_insert:Planned"]
