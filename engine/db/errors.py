@@ -105,7 +105,7 @@ def translate_error(error: BaseException, *, lang: str | None = None) -> BaseExc
 Failure = Literal["conflict", "unavailable"]
 
 
-def _driver_error(error: BaseException) -> driver_errors.PyMongoError | None:
+def driver_error(error: BaseException) -> driver_errors.PyMongoError | None:
     """The driver error behind `error` (itself, or what an engine exception was raised from)."""
     for candidate in (error, error.__cause__):
         if isinstance(candidate, driver_errors.PyMongoError):
@@ -113,10 +113,10 @@ def _driver_error(error: BaseException) -> driver_errors.PyMongoError | None:
     return None
 
 
-def _never_sent(error: BaseException) -> bool:
+def never_sent(error: BaseException) -> bool:
     """The operation never reached a server: the driver raises a server-selection timeout only when
     no attempt was sent (after a sent attempt it raises that attempt's error)."""
-    return isinstance(_driver_error(error), driver_errors.ServerSelectionTimeoutError)
+    return isinstance(driver_error(error), driver_errors.ServerSelectionTimeoutError)
 
 
 def failure_kind(error: BaseException) -> Failure | None:
@@ -125,7 +125,7 @@ def failure_kind(error: BaseException) -> Failure | None:
     TransientTransactionError), or the database out of reach (connection lost, primary gone, no
     server selected). None for anything else, including a commit whose outcome is unknown
     (running the unit again could apply it twice)."""
-    driver = _driver_error(error)
+    driver = driver_error(error)
     if driver is not None:
         if driver.has_error_label("UnknownTransactionCommitResult") \
                 or isinstance(driver, driver_errors.WriteConcernError):

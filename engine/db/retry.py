@@ -8,7 +8,7 @@ import time
 
 from engine import exceptions as exc
 from engine.db.connection import Database
-from engine.db.errors import _never_sent, failure_kind, translate_error
+from engine.db.errors import failure_kind, never_sent, translate_error
 from engine.db.unit_of_work import UnitOfWork
 
 
@@ -39,7 +39,7 @@ class Retry:
         kind = failure_kind(error)
         if kind is None:
             return False
-        if uow is not None and (uow.committed or (uow.wrote_outside_transaction and not _never_sent(error))):
+        if uow is not None and (uow.committed or (uow.wrote_outside_transaction and not never_sent(error))):
             return False
         now = time.monotonic()
         if self.deadline is None:

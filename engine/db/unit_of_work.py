@@ -16,7 +16,7 @@ from pymongo.read_concern import ReadConcern
 
 from engine import exceptions as exc
 from engine.db.connection import Database
-from engine.db.errors import _driver_error, translate_errors
+from engine.db.errors import driver_error, translate_errors
 
 log = logging.getLogger("fw.db")
 
@@ -90,7 +90,7 @@ class UnitOfWork:
                     await self.session.commit_transaction()
                 return
             except exc.FwError as e:
-                driver = _driver_error(e)
+                driver = driver_error(e)
                 if driver is None or not driver.has_error_label("UnknownTransactionCommitResult") or (
                         isinstance(driver, driver_errors.OperationFailure) and driver.code == 50):  # MaxTimeMSExpired
                     raise
