@@ -84,6 +84,11 @@ class AppRegistry:
             cached = self._handler_cache[key] = (*own, *star)
         return cached
 
+    def hooked(self, controller: type, doctype: str, event: str) -> bool:
+        """Whether documents of `doctype` whose class is `controller` have code for `event`: a
+        controller method, or doc_events handlers (the doctype's or "*"'s)."""
+        return getattr(controller, event, None) is not None or bool(self.handlers(doctype, event))
+
     def derived(self, controller: type, doctype: str) -> dict[Any, Any]:
         """Where the engine keeps what it works out from this registry for documents of `doctype` whose
         class is `controller` (the lifecycle's step plans): valid as long as the registry, since the

@@ -417,13 +417,11 @@ def _plan(doc: BaseDocument, steps: tuple[Step, ...]) -> Plan:
     plans = apps.derived(controller, doctype)
     plan = plans.get(steps)
     if plan is None:
-        def hooked(event: str) -> bool:
-            return getattr(controller, event, None) is not None or bool(apps.handlers(doctype, event))
-
-        handled = tuple(step for step in steps if (event := HOOK_EVENTS.get(step)) is None or hooked(event))
+        handled = tuple(step for step in steps
+                        if (event := HOOK_EVENTS.get(step)) is None or apps.hooked(controller, doctype, event))
         persist = next(i for i, step in enumerate(handled) if step in (persist_insert, persist_update))
         plan = plans[steps] = Plan(handled, any(step in HOOK_EVENTS for step in handled[persist + 1:]),
-                                   hooked("before_naming"))
+                                   apps.hooked(controller, doctype, "before_naming"))
     return plan
 
 

@@ -88,7 +88,7 @@ def _build_plan(ctx: Context, meta: Meta) -> UpdatePlan | None:
         return None  # a save checks every Link again and refreshes what it fetches
     apps = ctx.site.apps
     controller = apps.controller(meta.name)
-    if any(getattr(controller, event, None) is not None or apps.handlers(meta.name, event) for event in SAVE_EVENTS):
+    if any(apps.hooked(controller, meta.name, event) for event in SAVE_EVENTS):
         return None
     conditions: list[tuple[str, Any]] = []
     for field in meta.value_fields:
