@@ -6,9 +6,19 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
+from engine.site import Site
+from server.app import create_app
+
+
+def client_with(site: Site, monkeypatch: pytest.MonkeyPatch, **settings: object) -> httpx.AsyncClient:
+    """A client of an app, and the site, with these settings (the engine reads the site's)."""
+    monkeypatch.setattr(site, "settings", site.settings.model_copy(update=settings))
+    app = create_app(site.settings, site=site)
+    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
 
 
 def ok(r: httpx.Response, status: int = 200) -> Any:

@@ -11,9 +11,8 @@ from engine.context import Context, unit_of_work
 from engine.documents import one_call as one_call_module
 from engine.documents.factory import new_doc
 from engine.site import Site
-from server.app import create_app
 from tests.server.conftest import ApiUser
-from tests.server.helpers import insert_notes, ok, refused
+from tests.server.helpers import client_with, insert_notes, ok, refused
 from tests.support.custom_fields import drop_custom_fields
 from tests.support.hooks import hide_handlers
 
@@ -21,19 +20,12 @@ NOTE = "/api/resource/Test Note"
 M = "/api/method"
 
 
-def _client_with(site: Site, monkeypatch: pytest.MonkeyPatch, **settings: object) -> httpx.AsyncClient:
-    """A client of an app, and the site, with these settings (the engine reads the site's)."""
-    monkeypatch.setattr(site, "settings", site.settings.model_copy(update=settings))
-    app = create_app(site.settings, site=site)
-    return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
-
-
 # -- fields ---------------------------------------------------------------------------------------
 
 async def test_the_number_of_fields_is_capped(site: Site, ctx: Context, admin: ApiUser,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     await insert_notes(ctx, {"title": "one"})
-    async with _client_with(site, monkeypatch, max_query_fields=50) as c:
+    async with client_with(site, monkeypatch, max_query_fields=50) as c:
         many = '["' + '", "'.join(f"title as t{i}" for i in range(51)) + '"]'
         body = refused(await c.get(NOTE, params={"fields": many}, headers=admin.token), 417, "DataError")
         assert body["errors"][0]["field"] == "fields" and "51" in body["errors"][0]["message"]
@@ -68,7 +60,7 @@ async def test_fields_as_a_json_string(client: httpx.AsyncClient, ctx: Context, 
 async def test_a_response_over_the_limit_is_413(site: Site, ctx: Context, admin: ApiUser,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     await insert_notes(ctx, *({"title": f"note {i}", "body": "x" * 500} for i in range(10)))
-    async with _client_with(site, monkeypatch, max_response_bytes=4096) as c:
+    async with client_with(site, monkeypatch, max_response_bytes=4096) as c:
         body = refused(await c.get(NOTE, params={"fields": '["*"]'}, headers=admin.token), 413,
                        "ResponseTooLargeError")
         assert "4096" in body["errors"][0]["message"]
@@ -85,7 +77,7 @@ async def test_a_write_whose_response_is_over_the_limit_is_not_committed(
     [name] = await insert_notes(ctx, {"title": "small"})
     notes = ctx.db.collection("test_note")
     big = "x" * 5000  # a request well under the body limit, a response over 4096 bytes
-    async with _client_with(site, monkeypatch, max_response_bytes=4096) as c:
+    async with client_with(site, monkeypatch, max_response_bytes=4096) as c:
         for r in (await c.post(NOTE, json={"title": "big", "body": big}, headers=admin.token),
                   await c.post("/api/v2/document/Test Note", json={"title": "big", "body": big}, headers=admin.token),
                   await c.post(f"{M}/fw.client.insert", json={"doc": {"doctype": "Test Note", "title": "big",
@@ -120,7 +112,7 @@ async def test_a_lone_write_whose_response_is_over_the_limit_is_not_committed_ei
             name = (await new_doc(ctx, "Test Reading", sensor="S-1", date="2026-01-05").insert()).name
         readings = ctx.db.collection("test_reading")
         big = "x" * 5000
-        async with _client_with(site, monkeypatch, max_response_bytes=4096) as c:
+        async with client_with(site, monkeypatch, max_response_bytes=4096) as c:
             for r in (await c.post("/api/resource/Test Reading", json={"sensor": "S-2", "date": "2026-01-05",
                                                                        "notes": big}, headers=admin.token),
                       await c.put(f"/api/resource/Test Reading/{name}", json={"notes": big}, headers=admin.token)):
