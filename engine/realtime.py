@@ -16,6 +16,7 @@ from engine.translation import _
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.documents.base import BaseDocument
+    from engine.meta.schema import Meta
     from engine.site import Site
 
 
@@ -94,7 +95,12 @@ def notify_change(ctx: Context, doc: BaseDocument, *, deleted: bool = False) -> 
     """`doc_update` to the document's room and `list_update` to its doctype's rooms, after commit.
     A restricted reader hears only that the doctype changed (its list reloads through the
     permission-checked API), never the name or author of a record it may not read."""
-    meta = doc.meta
+    notify_record_change(ctx, doc.meta, doc.name, doc.get("modified"), deleted=deleted)
+
+
+def notify_record_change(ctx: Context, meta: Meta, name: str, modified: str | None, *,
+                         deleted: bool = False) -> None:
+    """`notify_change` for a record written without a document (engine/documents/direct_create.py)."""
     if meta.issingle or meta.istable or ctx.uow is None:
         return
     publisher = publisher_for(ctx.site)
@@ -102,8 +108,7 @@ def notify_change(ctx: Context, doc: BaseDocument, *, deleted: bool = False) -> 
     # as it misses every change made before it came)
     if publisher is None or not publisher.listening():
         return
-    site, doctype, name, user = ctx.site, doc.doctype, doc.name, ctx.user
-    modified = doc.get("modified")
+    site, doctype, user = ctx.site, meta.name, ctx.user
 
     async def later() -> None:
         await _emit(site, "doc_update", {"doctype": doctype, "name": name, "modified": modified,

@@ -26,10 +26,14 @@ def all_docs(doc: BaseDocument) -> list[BaseDocument]:
 def apply_defaults(doc: BaseDocument, *, now: str, today: str) -> None:
     """Fill empty fields that declare a `default` (parent and child rows)."""
     for d in all_docs(doc):
-        data = d._data
-        for field in d.meta.default_fields:
-            if data.get(field.fieldname) in (None, ""):
-                data[field.fieldname] = fieldtypes.default_value(field, now=now, today=today, doctype=d.doctype)
+        fill_defaults(d.meta, d._data, now=now, today=today)
+
+
+def fill_defaults(meta: Meta, data: dict[str, Any], *, now: str, today: str) -> None:
+    """`apply_defaults` on one record's values."""
+    for field in meta.default_fields:
+        if data.get(field.fieldname) in (None, ""):
+            data[field.fieldname] = fieldtypes.default_value(field, now=now, today=today, doctype=meta.name)
 
 
 def _coerce_plan(meta: Meta) -> list[tuple[DocFieldSchema, str, int]]:
@@ -45,18 +49,22 @@ def _coerce_plan(meta: Meta) -> list[tuple[DocFieldSchema, str, int]]:
 def coerce_fields(doc: BaseDocument) -> None:
     """Validate and normalise every value by its field type (errors name the field)."""
     for d in all_docs(doc):
-        data = d._data
-        doctype = d.doctype
-        for field, name, text_limit in _coerce_plan(d.meta):
-            value = data.get(name)
-            if value.__class__ is str and 0 < len(value) <= text_limit:  # (typical text: nothing to do)
-                continue
-            if field.fieldtype == "Password":  # kept as sent (a stored hash passes through), but text only
-                if value is not None and not isinstance(value, str):
-                    fieldtypes.coerce_value(field, value, doctype=doctype)  # FieldTypeError
-                continue
-            data[name] = fieldtypes.coerce_value(field, value, doctype=doctype)
-        data["docstatus"] = docstatus.coerce(data.get("docstatus"))
+        coerce_values(d.meta, d._data)
+
+
+def coerce_values(meta: Meta, data: dict[str, Any]) -> None:
+    """`coerce_fields` on one record's values (each value field but a Password ends up with its key)."""
+    doctype = meta.name
+    for field, name, text_limit in _coerce_plan(meta):
+        value = data.get(name)
+        if value.__class__ is str and 0 < len(value) <= text_limit:  # (typical text: nothing to do)
+            continue
+        if field.fieldtype == "Password":  # kept as sent (a stored hash passes through), but text only
+            if value is not None and not isinstance(value, str):
+                fieldtypes.coerce_value(field, value, doctype=doctype)  # FieldTypeError
+            continue
+        data[name] = fieldtypes.coerce_value(field, value, doctype=doctype)
+    data["docstatus"] = docstatus.coerce(data.get("docstatus"))
 
 
 def check_mandatory(doc: BaseDocument) -> None:

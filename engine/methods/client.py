@@ -11,7 +11,7 @@ from typing import Any
 from engine import exceptions as exc
 from engine import permissions
 from engine.context import Context
-from engine.documents import concurrency, one_call
+from engine.documents import concurrency, direct_create, one_call
 from engine.documents.base import ECHOED_BY_CLIENTS
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
@@ -70,6 +70,16 @@ def input_document(ctx: Context, doctype: str, data: Mapping[str, Any]) -> Docum
     """A new document from client data: `doctype` dropped, `name` kept only for Prompt/UUID naming.
     `amended_from` (read-only once saved) is what makes a new document an amendment of a cancelled one,
     named `<name>-1`, `-2`, ... (the engine checks the source and the caller's `amend` right)."""
+    meta, body = _client_body(ctx, doctype, data)
+    doc = new_doc(ctx, doctype, body)
+    if meta.autoname.lower() in CLIENT_NAMED and data.get("name"):
+        doc.name = str(data["name"])
+    return doc
+
+
+def _client_body(ctx: Context, doctype: str, data: Any) -> tuple[Meta, Mapping[str, Any]]:
+    """The doctype's meta and what of a client's `data` a new document takes: the keys the server
+    sets and the read-only fields dropped."""
     if not isinstance(data, Mapping):
         raise exc.DataError(_("Document data must be an object"))
     if doctype in SYSTEM_WRITTEN:
@@ -80,11 +90,18 @@ def input_document(ctx: Context, doctype: str, data: Mapping[str, Any]) -> Docum
         writable = {"amended_from"} if meta.is_submittable else set()
         refused = meta.engine_cache["client_refused"] = (SERVER_SET | read_only_fields(meta)) - writable
     # (the common body names none of them: tested at C speed, and passed on as it is)
-    body = data if refused.isdisjoint(data) else {k: v for k, v in data.items() if k not in refused}
-    doc = new_doc(ctx, doctype, body)
-    if meta.autoname.lower() in CLIENT_NAMED and data.get("name"):
-        doc.name = str(data["name"])
-    return doc
+    return meta, data if refused.isdisjoint(data) else {k: v for k, v in data.items() if k not in refused}
+
+
+async def create(ctx: Context, doctype: str, data: Any, *, no_nulls: bool = False) -> dict[str, Any]:
+    """A new document from client data (as `input_document` takes it), inserted and answered as the
+    caller may read it. A doctype no code takes part in is created directly (engine/documents/
+    direct_create.py); anything else, and any input that direct create leaves to it, by the insert."""
+    meta, body = _client_body(ctx, doctype, data)
+    created = await direct_create.create(ctx, meta, body, no_nulls=no_nulls)
+    if created is not None:
+        return await permissions.readable_data(ctx, meta, created)
+    return await readable_dict(ctx, await input_document(ctx, doctype, data).insert(), no_nulls=no_nulls)
 
 
 @whitelist(path="fw.client.get")
@@ -193,8 +210,7 @@ async def insert(ctx: Context, doc: Any) -> dict[str, Any]:
     doctype = (data or {}).get("doctype")
     if not isinstance(doctype, str):
         raise exc.DataError(_("doctype is required"), field="doctype")
-    created = await input_document(ctx, doctype, data).insert()
-    return await readable_dict(ctx, created)
+    return await create(ctx, doctype, data)
 
 
 @whitelist(path="fw.client.insert_many", methods=["POST", "PUT"])

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from engine.meta.schema import DocFieldSchema, Meta
     from engine.query.ast import Node
 
-__all__ = ["check_doctype", "check_document", "doctype_rights", "guard_field_writes", "has_permission",
+__all__ = ["check_doctype", "check_document", "creates_any", "doctype_rights", "guard_field_writes", "has_permission",
            "keep_unwritable_row_values", "readable_data", "readable_fields", "readable_row_fields", "row_filter",
            "writable_levels", "writes_every_row"]
 
@@ -151,6 +151,19 @@ async def writes_every_row(ctx: Context, meta: Meta) -> bool:
     return not (apps.permission_hooks("has_permission", meta.name)
                 or apps.permission_hooks("permission_query_conditions", meta.name)
                 or core_rules.rule_for(meta.name))
+
+
+async def creates_any(ctx: Context, meta: Meta) -> bool:
+    """Whether the user may create a document of `meta` whatever it holds: the create right (an owner
+    rule does not narrow a create), with no `has_permission` hook or core rule judging the document,
+    so a create is allowed without building one (engine/documents/direct_create.py)."""
+    if meta.istable:
+        return False
+    if ctx.is_admin:
+        return True
+    if await _grant(ctx, meta, "create") is Grant.NONE:
+        return False
+    return not (ctx.site.apps.permission_hooks("has_permission", meta.name) or core_rules.rule_for(meta.name))
 
 
 async def writable_levels(ctx: Context, meta: Meta) -> frozenset[int] | None:

@@ -20,8 +20,7 @@ async def create(request: Request, *, no_nulls: bool) -> tuple[Context, dict[str
 
     async def call(ctx: Context) -> dict[str, Any]:
         ctx.single_operation = True  # this request writes one document and nothing else
-        doc = await client.input_document(ctx, doctype, data).insert()
-        return await client.readable_dict(ctx, doc, no_nulls=no_nulls)
+        return await client.create(ctx, doctype, data, no_nulls=no_nulls)
 
     return await run(request, call)
 
