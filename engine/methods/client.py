@@ -71,7 +71,11 @@ def input_document(ctx: Context, doctype: str, data: Mapping[str, Any]) -> Docum
     `amended_from` (read-only once saved) is what makes a new document an amendment of a cancelled one,
     named `<name>-1`, `-2`, ... (the engine checks the source and the caller's `amend` right)."""
     meta, body = _client_body(ctx, doctype, data)
-    doc = new_doc(ctx, doctype, body)
+    return _new_document(ctx, meta, body, data)
+
+
+def _new_document(ctx: Context, meta: Meta, body: Mapping[str, Any], data: Mapping[str, Any]) -> Document:
+    doc = new_doc(ctx, meta.name, body)
     if meta.autoname.lower() in CLIENT_NAMED and data.get("name"):
         doc.name = str(data["name"])
     return doc
@@ -101,7 +105,7 @@ async def create(ctx: Context, doctype: str, data: Any, *, no_nulls: bool = Fals
     created = await direct_create.create(ctx, meta, body, no_nulls=no_nulls)
     if created is not None:
         return await permissions.readable_data(ctx, meta, created)
-    return await readable_dict(ctx, await input_document(ctx, doctype, data).insert(), no_nulls=no_nulls)
+    return await readable_dict(ctx, await _new_document(ctx, meta, body, data).insert(), no_nulls=no_nulls)
 
 
 @whitelist(path="fw.client.get")

@@ -33,19 +33,19 @@ def plain_reviews(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
 def ways(monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, int]]:
     """How many creates went direct and how many through the ordinary insert."""
     counts = {"direct": 0, "insert": 0}
-    real_direct, real_input = direct_create.create, client.input_document
+    real_direct, real_new_doc = direct_create.create, client.new_doc
 
     async def direct(*args: Any, **kwargs: Any) -> Any:
         done = await real_direct(*args, **kwargs)
         counts["direct"] += done is not None
         return done
 
-    def input_document(*args: Any, **kwargs: Any) -> Any:  # the ordinary insert's first step
+    def new_doc(*args: Any, **kwargs: Any) -> Any:  # the ordinary insert's first step: the Document
         counts["insert"] += 1
-        return real_input(*args, **kwargs)
+        return real_new_doc(*args, **kwargs)
 
     monkeypatch.setattr(direct_create, "create", direct)
-    monkeypatch.setattr(client, "input_document", input_document)
+    monkeypatch.setattr(client, "new_doc", new_doc)
     yield counts
 
 
