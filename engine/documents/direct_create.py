@@ -43,7 +43,7 @@ DOCUMENT_METHODS = ("__init__", "__setattr__", "update", "set", "insert", "save"
                     "mark_stored")
 
 
-def plan_for(ctx: Context, meta: Meta) -> bool:
+def qualifies(ctx: Context, meta: Meta) -> bool:
     """Whether creates of `meta` may go direct: what the meta holds is worked out once per meta, what
     code the apps have for it once per registry (neither changes under it)."""
     allowed = meta.engine_cache.get("direct_create")
@@ -82,7 +82,7 @@ async def create(ctx: Context, meta: Meta, body: Mapping[str, Any], *, no_nulls:
     """Insert the document `body` describes (a client's data, its server-set and read-only keys already
     dropped): the new document as `Document.as_dict(no_nulls=...)` gives it, or None when the ordinary
     insert must run (nothing is written then)."""
-    if ctx.uow is None or not plan_for(ctx, meta) or workflow_for(ctx.site.meta, meta.name) is not None:
+    if ctx.uow is None or not qualifies(ctx, meta) or workflow_for(ctx.site.meta, meta.name) is not None:
         return None
     if not await permissions.creates_any(ctx, meta):
         return None
@@ -124,11 +124,8 @@ def _values(meta: Meta, body: Mapping[str, Any]) -> dict[str, Any] | None:
         if key in fields:
             values[key] = value
         elif key == "docstatus":
-            try:
-                if docstatus.coerce(value) != 0:
-                    return None
-            except exc.FwError:
+            if not docstatus.is_draft(value):
                 return None
-        elif key not in IGNORED_INPUT and not (isinstance(key, str) and key.startswith("__")):
+        elif key not in IGNORED_INPUT and not key.startswith("__"):
             return None
     return values

@@ -46,6 +46,14 @@ def coerce(value: Any) -> int:
     return status
 
 
+def is_draft(value: Any) -> bool:
+    """Whether `value` reads as the draft docstatus (False for another one, and for a value `coerce` refuses)."""
+    try:
+        return coerce(value) == 0
+    except exc.DataError:
+        return False
+
+
 def transition(old: int | None, new: int, *, submittable: bool) -> Action:
     """The action for moving a document from `old` (None = new) to `new` docstatus."""
     if new != 0 and not submittable:

@@ -167,10 +167,7 @@ def _changes(meta: Meta, plan: UpdatePlan, data: Mapping[str, Any]) -> dict[str,
         if key in IGNORED or key in plan.ignored or key == "modified" or key.startswith("__"):
             continue
         if key == "docstatus":
-            try:
-                if docstatus.coerce(value) != 0:
-                    return None
-            except exc.FwError:
+            if not docstatus.is_draft(value):
                 return None
             continue
         if key not in plan.settable:

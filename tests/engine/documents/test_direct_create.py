@@ -16,6 +16,7 @@ from engine.documents.document import Document
 from engine.methods import client
 from engine.site import Site
 from tests.support.hooks import hide_handlers, patch_controller_hook
+from tests.support.realtime import Recorder
 from tests.support.users import user_context
 
 REVIEW = "Test Review"
@@ -122,8 +123,8 @@ async def test_doctypes_that_need_more_than_their_values_insert_as_before(ctx: C
                          ("Test Reading", "a name made from a value, the '*' handlers"),
                          ("Test Payment", "submittable"), ("Test Order", "a table, Version records"),
                          ("Test Tagged", "a Table MultiSelect")]:
-        assert not direct_create.plan_for(ctx, ctx.meta(doctype)), why
-    assert direct_create.plan_for(ctx, ctx.meta(REVIEW))
+        assert not direct_create.qualifies(ctx, ctx.meta(doctype)), why
+    assert direct_create.qualifies(ctx, ctx.meta(REVIEW))
 
 
 def test_any_insert_hook_takes_the_ordinary_insert(site: Site, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,8 +132,8 @@ def test_any_insert_hook_takes_the_ordinary_insert(site: Site, ctx: Context, mon
     for event in direct_create.INSERT_EVENTS:
         with monkeypatch.context() as m:
             patch_controller_hook(m, site.apps, controller, event, lambda doc: None)
-            assert not direct_create.plan_for(ctx, ctx.meta(REVIEW)), event
-    assert direct_create.plan_for(ctx, ctx.meta(REVIEW))
+            assert not direct_create.qualifies(ctx, ctx.meta(REVIEW)), event
+    assert direct_create.qualifies(ctx, ctx.meta(REVIEW))
 
 
 async def test_a_controller_that_names_or_inserts_itself_is_called(site: Site, ctx: Context,
@@ -190,17 +191,6 @@ async def test_a_lone_create_skips_the_transaction_and_one_among_others_keeps_it
             raise RuntimeError("rolled back")
     assert ways == {"direct": 2, "insert": 0}
     assert [r["title"] async for r in ctx.db.collection("test_review").find({})] == ["alone"]
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Any, str]] = []
-
-    def listening(self) -> bool:
-        return True
-
-    async def emit(self, event: str, message: Any, room: str) -> None:
-        self.sent.append((event, message, room))
 
 
 async def test_it_tells_listeners_what_the_insert_tells_them(site: Site, ctx: Context, ways: dict[str, int],
