@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
@@ -12,17 +11,7 @@ from engine import exceptions as exc
 from engine.context import Context, unit_of_work
 from engine.realtime import publish_realtime
 from engine.site import Site
-
-
-class Recorder:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Any, str]] = []
-
-    def listening(self) -> bool:
-        return True
-
-    async def emit(self, event: str, message: Any, room: str) -> None:
-        self.sent.append((event, message, room))
+from tests.support.realtime import Recorder
 
 
 @pytest.fixture

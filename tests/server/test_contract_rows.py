@@ -34,6 +34,7 @@ from engine.site import Site
 from server.app import create_app
 from tests.server.conftest import ApiUser, make_user
 from tests.server.helpers import insert_notes, ok, refused
+from tests.support.realtime import Recorder
 
 M = "/api/method"
 NOTE = "/api/resource/Test Note"
@@ -424,17 +425,6 @@ async def test_administrator_and_guest_always_exist(client: httpx.AsyncClient, a
 
 
 # -- §2.6 realtime ------------------------------------------------------------------------------------
-
-class Recorder:
-    def __init__(self) -> None:
-        self.sent: list[tuple[str, Any, str]] = []
-
-    def listening(self) -> bool:
-        return True
-
-    async def emit(self, event: str, message: Any, room: str) -> None:
-        self.sent.append((event, message, room))
-
 
 async def test_publish_realtime_rooms(ctx: Context, site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     """§2.6: `publish_realtime(event, message, room, user, doctype, docname)` → rooms `user:<user>`,
