@@ -1,7 +1,7 @@
 """Where a write's time goes: the database commands one request issues and fw's own CPU per request.
 
     python bench/profile_writes.py [--requests 2000] [--top 30] [--op update|create|get_one|get_list]
-                                   [--concurrency 16]
+                                   [--concurrency 16] [--app fw|one-call|same-calls]
 
 Starts a private durable mongod (a single-node replica set, as the benches use), seeds the peer
 benchmark's `Bench Score` documents, and drives the real Starlette app in this process (ASGI, no
@@ -195,16 +195,18 @@ async def main(args: argparse.Namespace) -> None:
                   f"rounds, {args.concurrency} client(s) at once):")
             for label, micros in cpu.items():
                 print(f"  {label:>10}  {micros:6.0f} µs   fw / this {cpu['fw'] / micros:4.2f}")
+            profiled = clients[args.app]
             profiler = cProfile.Profile()
             began = time.perf_counter()
             profiler.enable()
-            await drive(client, args.op, names, args.requests, start=20_000)
+            await drive(profiled, args.op, names, args.requests, start=20_000)
             profiler.disable()
             if args.dump:
                 profiler.dump_stats(args.dump)
             elapsed = time.perf_counter() - began
-            print(f"\n{args.requests} {args.op} requests, one client: {elapsed / args.requests * 1e6:.0f} µs "
-                  "each under cProfile (wall; the profiler itself adds about half)")
+            print(f"\n{args.app}: {args.requests} {args.op} requests, one client: "
+                  f"{elapsed / args.requests * 1e6:.0f} µs each under cProfile "
+                  "(wall; the profiler itself adds about half)")
             by_area: collections.Counter[str] = collections.Counter()
             calls: collections.Counter[str] = collections.Counter()
             measured = pstats.Stats(profiler).stats.items()  # type: ignore[attr-defined]
@@ -239,6 +241,8 @@ if __name__ == "__main__":
     parser.add_argument("--callers", nargs="*", default=[], help="print the callers of functions matching these")
     parser.add_argument("--dump", help="also write the cProfile stats to this file (for pstats or snakeviz)")
     parser.add_argument("--op", choices=("update", "create", "get_one", "get_list"), default="update")
+    parser.add_argument("--app", choices=("fw", "one-call", "same-calls"), default="fw",
+                        help="which app cProfile watches (a bare one: to compare area by area)")
     parser.add_argument("--concurrency", type=int, default=1,
                         help="clients at once for the CPU comparison (wrk's 32 connections over 2 workers: 16)")
     asyncio.run(main(parser.parse_args()))
