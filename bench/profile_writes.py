@@ -13,8 +13,10 @@ profile holds the server's work only) with the System Manager's API key:
 2. Server CPU per request (`time.process_time`, no profiler), fw against the bare apps of
    bench/peer_baseline_app.py (one-call and same-calls) in the same process, alternated: what fw
    costs over Starlette + PyMongo for the same request, without wrk's or the machine's noise.
-3. cProfile over `--requests` requests: fw's own functions by cumulative and by own time, and the
-   wall time per request (one client, so no contention: the server's CPU per request).
+3. cProfile over `--requests` requests: own time by area (package, or fw's module), fw's own
+   functions by cumulative time (`--own-min`), every function by cumulative and by own time, and the
+   wall time per request (one client, so no contention: the server's CPU per request). `--app`
+   profiles a bare app instead, to compare area by area.
 
 A diagnostic, not a test: its findings are recorded in bench/README.md ("Write paths").
 """
@@ -219,6 +221,14 @@ async def main(args: argparse.Namespace) -> None:
             for name, seconds in by_area.most_common(args.areas):
                 print(f"  {seconds / args.requests * 1e6:7.0f} µs  {100 * seconds / total:5.1f}%  "
                       f"{calls[name] / args.requests:6.0f} calls  {name}")
+            print(f"\nfw's own functions by cumulative time (µs per request, at least {args.own_min} µs; the "
+                  "driver's and Starlette's calls inside them included):")
+            for (filename, line, func), (_cc, ncalls, tottime, cumtime, _callers) in sorted(
+                    measured, key=lambda item: -item[1][3]):
+                label = area(filename, func)
+                if label.startswith(("engine/", "server/")) and cumtime / args.requests * 1e6 >= args.own_min:
+                    print(f"  {cumtime / args.requests * 1e6:7.1f} µs  own {tottime / args.requests * 1e6:5.1f}  "
+                          f"{ncalls / args.requests:4.1f}x  {label}:{line} {func}")
             if args.callers:
                 out = io.StringIO()
                 pstats.Stats(profiler, stream=out).print_callers(*args.callers)
@@ -241,6 +251,8 @@ if __name__ == "__main__":
     parser.add_argument("--callers", nargs="*", default=[], help="print the callers of functions matching these")
     parser.add_argument("--dump", help="also write the cProfile stats to this file (for pstats or snakeviz)")
     parser.add_argument("--op", choices=("update", "create", "get_one", "get_list"), default="update")
+    parser.add_argument("--own-min", type=float, default=3.0,
+                        help="list fw's functions whose cumulative time per request is at least this (µs)")
     parser.add_argument("--app", choices=("fw", "one-call", "same-calls"), default="fw",
                         help="which app cProfile watches (a bare one: to compare area by area)")
     parser.add_argument("--concurrency", type=int, default=1,
