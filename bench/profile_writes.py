@@ -1,7 +1,7 @@
 """Where a write's time goes: the database commands one request issues and fw's own CPU per request.
 
     python bench/profile_writes.py [--requests 2000] [--top 30] [--op update|create|get_one|get_list]
-                                   [--concurrency 16] [--app fw|one-call|same-calls]
+                                   [--concurrency 16] [--app fw|one-call|same-calls] [--own-min 3]
 
 Starts a private durable mongod (a single-node replica set, as the benches use), seeds the peer
 benchmark's `Bench Score` documents, and drives the real Starlette app in this process (ASGI, no
@@ -18,7 +18,8 @@ profile holds the server's work only) with the System Manager's API key:
    wall time per request (one client, so no contention: the server's CPU per request). `--app`
    profiles a bare app instead, to compare area by area.
 
-A diagnostic, not a test: its findings are recorded in bench/README.md ("Write paths").
+A diagnostic, not a test: its findings are recorded in bench/README.md ("Write paths"; a create's
+steps under "The performance issue's workload").
 """
 
 from __future__ import annotations
