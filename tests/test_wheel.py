@@ -50,6 +50,11 @@ def test_the_wheel_installed_elsewhere_creates_and_runs_a_site(tmp_path: Path) -
         assert files and not missing, sorted(missing)
     missing = {f"server/desk/static/_wheel_probe/{s}" for s in DESK_SAMPLES} - names
     assert not missing, sorted(missing)
+    # the licence: the file itself and an SPDX expression in the metadata (setuptools' older table form
+    # is deprecated, and builds with it stop working in 2027)
+    assert "fw-0.1.0.dist-info/licenses/LICENSE" in names
+    metadata = zipfile.ZipFile(wheel).read("fw-0.1.0.dist-info/METADATA").decode()
+    assert "License-Expression: MIT" in metadata.splitlines()
     stray = sorted(n for n in names if n.split("/", 1)[0] not in ("engine", "server") and ".dist-info/" not in n)
     assert not stray, stray  # no tests, bench, apps/ or doctype_json/ at the top of site-packages
 
