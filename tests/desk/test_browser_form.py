@@ -171,6 +171,26 @@ def test_leaving_a_changed_form_asks(page: Page, login_as: Callable[..., None], 
     page.wait_for_url("**/app/employee")
 
 
+def test_leaving_a_new_form_asks_only_once_something_was_typed(page: Page, login_as: Callable[..., None]) -> None:
+    login_as("warehouse")
+    nav = page.get_by_role("navigation", name="Modules")
+    page.goto("/app/warehouse-violation/new")
+    expect(page.get_by_role("heading", name="New Warehouse Violation", level=1)).to_be_visible()
+    expect(page.locator(".indicator-pill").first).to_have_text("Not Saved")  # unsaved, as in Frappe
+    nav.get_by_role("link", name="Employee", exact=True).click()  # nothing typed: nothing to lose
+    page.wait_for_url("**/app/employee")
+    expect(page.get_by_role("dialog", name="Unsaved changes")).to_have_count(0)
+
+    page.goto("/app/warehouse-violation/new")
+    page.get_by_label("Description").fill("seen at the loading dock")
+    nav.get_by_role("link", name="Employee", exact=True).click()
+    dialog = page.get_by_role("dialog", name="Unsaved changes")
+    expect(dialog).to_be_visible()
+    dialog.get_by_role("button", name="No").click()
+    expect(page.get_by_label("Description")).to_have_value("seen at the loading dock")
+    assert page.url.endswith("/app/warehouse-violation/new")
+
+
 def test_an_expired_session_keeps_what_was_typed(page: Page, login_as: Callable[..., None],
                                                  desk_server: DeskServer) -> None:
     draft = new_draft(desk_server)

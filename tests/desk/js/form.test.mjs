@@ -52,6 +52,25 @@ test("set_value changes the document and fires the field's handlers", async () =
 	assert.equal(frm.doc.__unsaved, 1);
 });
 
+test("a new document is unsaved from the start but has edits only once something changes", async () => {
+	boot(["Warehouse Manager"]);
+	clearHandlers();
+	const fresh = new Form(meta, { doctype: "Warehouse Violation", name: "new-1", __islocal: 1, __unsaved: 1, docstatus: 0 });
+	assert.equal(fresh.is_dirty(), true); // Frappe's mark: the indicator says Not Saved
+	assert.equal(fresh.has_edits(), false); // nothing of the user's: leaving it loses nothing
+	await fresh.set_value("penalty_points", 2); // an opening script's value...
+	assert.equal(fresh.has_edits(), true);
+	fresh.settle(); // ...is where the form starts
+	assert.equal(fresh.has_edits(), false);
+	fresh.update_value("penalty_points", 5); // the user types
+	assert.equal(fresh.has_edits(), true);
+	fresh.load({ doctype: "Warehouse Violation", name: "WV-9", docstatus: 0, modified: "y" }); // saved
+	assert.equal(fresh.has_edits(), false);
+	assert.equal(fresh.is_dirty(), false);
+	const restored = new Form(meta, { doctype: "Warehouse Violation", name: "WV-9", __unsaved: 1, docstatus: 0 });
+	assert.equal(restored.has_edits(), true); // a stored document with unsaved values has edits
+});
+
 test("refresh clears what scripts added, then runs the refresh handlers", async () => {
 	boot(["Warehouse Manager"]);
 	clearHandlers();

@@ -137,6 +137,9 @@ export class Form {
 		if (docinfo) this.docinfo = docinfo;
 		this.perm = permFor(this.doctype, this.docinfo);
 		this._dirty = Boolean(doc.__unsaved);
+		// a new document is unsaved from the start (Frappe's `is_dirty()`), but holds nothing of the
+		// user's until something changes: only then would leaving it lose anything
+		this._edited = this._dirty && !doc.__islocal;
 		this.errors = {};
 		this.fields_dict = this._fieldsDict();
 		this.notify();
@@ -187,11 +190,25 @@ export class Form {
 
 	/** Mark the form as changed (Frappe's `frm.dirty()`). */
 	dirty() {
+		this._edited = true;
 		if (!this._dirty) {
 			this._dirty = true;
 			this.doc.__unsaved = 1;
 		}
 		this.notify();
+	}
+
+	/** Whether leaving the form would lose something: a change since it opened, was saved or was
+	 * reloaded. Unlike `is_dirty()`, false for a new document no one has changed since it opened
+	 * (its defaults, route options and what its opening scripts set). */
+	has_edits() {
+		return this._edited;
+	}
+
+	/** Take what the form holds now as where it started (the form view, once a new document's opening
+	 * scripts ran): only later changes are edits. */
+	settle() {
+		this._edited = false;
 	}
 
 	/** The DocField of `fieldname` with what scripts changed (`set_df_property`, `toggle_*`). */

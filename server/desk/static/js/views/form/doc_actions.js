@@ -127,7 +127,7 @@ export async function deleteForm(frm) {
 		showError(error);
 		return false;
 	}
-	frm._dirty = false; // gone: nothing to keep
+	frm._dirty = frm._edited = false; // gone: nothing to keep
 	showToast(__("Deleted"), { indicator: "green" });
 	await navigate(listUrl(frm.doctype, [], slug), { force: true });
 	return true;

@@ -4,7 +4,7 @@
 // (`setup`, `onload`, `refresh`, `onload_post_render`) through the `frm` object (frappe/form.js),
 // and renders its title, indicator, document actions (actions.js, doc_actions.js), the workflow's
 // Actions menu (workflow.js), script buttons, intro, dashboard and layout. Ctrl+S saves; leaving
-// with unsaved changes asks first; when the session expires, what was typed is kept and put back
+// with unsaved changes asks first (a new document no one has changed yet is left without asking); when the session expires, what was typed is kept and put back
 // after logging in; when someone else changes the document, an unchanged form reloads and a changed
 // one says so (doc_watch.js).
 import { apiEvents, getDoc } from "../../api.js";
@@ -86,6 +86,10 @@ export default function FormView({ route }) {
 			await runEvent(frm, "onload");
 			await runEvent(frm, "refresh");
 			if (cancelled) return;
+			// what was typed before the session expired is the user's; a new document holds nothing of
+			// theirs yet, whatever its opening scripts set: leaving it asks nothing
+			if (restored) frm.dirty();
+			else if (frm.is_new()) frm.settle();
 			setState({ frm, error: null });
 			if (restored) showToast(__("Your unsaved changes were restored"), { indicator: "orange" });
 			await runEvent(frm, "onload_post_render");
@@ -183,13 +187,13 @@ function FormPage({ frm }) {
 		};
 		let stashed = false;
 		const onUnload = (event) => {
-			if (frm.is_dirty() && !stashed) {
+			if (frm.has_edits() && !stashed) {
 				event.preventDefault();
 				event.returnValue = "";
 			}
 		};
 		const onExpired = () => {
-			if (!frm.is_dirty()) return;
+			if (!frm.has_edits()) return;
 			try {
 				sessionStorage.setItem(stashKey(), JSON.stringify(frm.doc));
 				stashed = true;
@@ -198,7 +202,7 @@ function FormPage({ frm }) {
 			}
 		};
 		const removeGuard = addLeaveGuard(async () =>
-			!frm.is_dirty() || (await confirmDialog(__("You have unsaved changes. Leave this page anyway?"), { title: __("Unsaved changes") })));
+			!frm.has_edits() || (await confirmDialog(__("You have unsaved changes. Leave this page anyway?"), { title: __("Unsaved changes") })));
 		const stopExpired = apiEvents.on("session-expired", onExpired);
 		document.addEventListener("keydown", onKey);
 		window.addEventListener("beforeunload", onUnload);
