@@ -13,7 +13,13 @@ files, their licence, and a new lock with every written file's SHA-256.
 Rewrites applied while copying (the only changes made to upstream files):
 - a bare `from "preact"` import becomes `from "./preact.js"`: the browser loads ES modules by URL, and
   an import map would be an inline script, which the Desk's CSP (`script-src 'self'`) forbids;
+- frappe-charts' call that injects its CSS as an inline `<style>` element is removed: the CSP
+  (`style-src 'self'`) blocks it anyway, with a console error on every report page, and the Desk's
+  own css/report.css carries those rules;
 - `//# sourceMappingURL=` comments are removed (the maps are not vendored).
+
+A rewrite that no longer matches (the upstream file changed) stops the script rather than passing
+the file through unchanged.
 
 To upgrade a library: change its version here, run the script, run the Desk tests, commit the
 vendor folder and the lock together. Only the Python standard library is needed (no Node, no npm).
@@ -55,7 +61,8 @@ PINS = (
     Pin("htm", "3.1.1", {"htm.js": "dist/htm.module.js"}),
     Pin("socket.io-client", "4.8.4", {"socket.io.js": "dist/socket.io.esm.min.js"}),
     # the ES-module build: the UMD one assigns `window.frappe` and would wipe the Desk's `frappe`
-    Pin("frappe-charts", "1.6.2", {"frappe-charts.js": "dist/frappe-charts.min.esm.js"}),
+    Pin("frappe-charts", "1.6.2", {"frappe-charts.js": "dist/frappe-charts.min.esm.js"},
+        rewrites=((r"styleInject\(css_248z\);", ""),)),
     # zip for the reports' XLSX export (loaded only when a user exports)
     Pin("fflate", "0.8.3", {"fflate.js": "esm/browser.js"}),
 )
@@ -76,9 +83,12 @@ def _integrity_ok(data: bytes, integrity: str) -> bool:
     return base64.b64encode(hashlib.sha512(data).digest()).decode() == expected
 
 
-def _rewrite(pin: Pin, text: str) -> str:
+def _rewrite(pin: Pin, text: str, matched: set[str]) -> str:
+    """`text` with the pin's rewrites applied; the patterns that matched are added to `matched`."""
     for pattern, replacement in pin.rewrites:
-        text = re.sub(pattern, replacement, text)
+        text, count = re.subn(pattern, replacement, text)
+        if count:
+            matched.add(pattern)
     return SOURCE_MAP.sub("\n", text).rstrip("\n") + "\n"
 
 
@@ -112,9 +122,16 @@ def refresh() -> None:
         if not _integrity_ok(data, integrity):
             raise SystemExit(f"{pin.package}@{pin.version}: the tarball does not match its integrity {integrity}")
         files: dict[str, str] = {}
+        matched: set[str] = set()
+        texts: dict[str, str] = {}
         with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
             for target, source in pin.files.items():
-                text = _rewrite(pin, _member(archive, pin, source).decode("utf-8"))
+                texts[target] = _rewrite(pin, _member(archive, pin, source).decode("utf-8"), matched)
+            unmatched = [pattern for pattern, _replacement in pin.rewrites if pattern not in matched]
+            if unmatched:  # (checked before anything of the pin is written)
+                raise SystemExit(f"{pin.package}@{pin.version}: the rewrite {unmatched[0]!r} matches nothing; the "
+                                 "upstream files changed, so review the rewrite before vendoring them")
+            for target, text in texts.items():
                 (VENDOR / target).write_text(text, encoding="utf-8")
                 files[target] = hashlib.sha256(text.encode()).hexdigest()
             licence = f"LICENSE.{pin.package}.txt"

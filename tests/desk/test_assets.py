@@ -5,10 +5,15 @@ Desk string has a German translation; a cold /app stays under its transfer budge
 
 from __future__ import annotations
 
+import base64
 import gzip
+import hashlib
 import importlib.util
+import io
+import json
 import re
 import sys
+import tarfile
 from pathlib import Path
 
 import httpx
@@ -54,6 +59,40 @@ def test_vendored_files_match_their_pinned_tarballs() -> None:
     for package in packages:
         licence = STATIC / "vendor" / f"LICENSE.{package}.txt"
         assert licence.is_file() and ("MIT" in licence.read_text() or "Apache" in licence.read_text()), package
+
+
+def test_a_rewrite_that_no_longer_matches_stops_the_refresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vendor = _vendor_module()
+    upstream = {"package/dist/lib.js": b'var css=".x{}";styleInject(css);export default 1;\n',
+                "package/LICENSE": b"MIT License\n"}
+    packed = io.BytesIO()
+    with tarfile.open(fileobj=packed, mode="w:gz") as archive:
+        for name, data in upstream.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    tarball = packed.getvalue()
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+    url = f"{vendor.REGISTRY}/lib/-/lib-1.0.0.tgz"
+
+    def get(address: str) -> bytes:
+        return tarball if address == url else json.dumps({"dist": {"tarball": url, "integrity": integrity}}).encode()
+
+    out = tmp_path / "vendor"
+    out.mkdir()
+    monkeypatch.setattr(vendor, "_get", get)
+    monkeypatch.setattr(vendor, "VENDOR", out)
+    monkeypatch.setattr(vendor, "LOCK", out / "vendor.lock.json")
+    kept = vendor.Pin("lib", "1.0.0", {"lib.js": "dist/lib.js"}, rewrites=((r"styleInject\(css\);", ""),))
+    monkeypatch.setattr(vendor, "PINS", (kept,))
+    vendor.refresh()
+    assert (out / "lib.js").read_text() == 'var css=".x{}";export default 1;\n'  # the call taken out
+    stale = vendor.Pin("lib", "1.0.0", {"lib.js": "dist/lib.js"}, rewrites=((r"styleInject\(css_248z\);", ""),))
+    monkeypatch.setattr(vendor, "PINS", (stale,))
+    (out / "lib.js").unlink()
+    with pytest.raises(SystemExit, match="matches nothing"):
+        vendor.refresh()
+    assert not (out / "lib.js").exists()  # nothing of the pin was written
 
 
 def test_a_hand_edited_vendor_file_is_caught(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
