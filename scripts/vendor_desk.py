@@ -13,9 +13,11 @@ files, their licence, and a new lock with every written file's SHA-256.
 Rewrites applied while copying (the only changes made to upstream files):
 - a bare `from "preact"` import becomes `from "./preact.js"`: the browser loads ES modules by URL, and
   an import map would be an inline script, which the Desk's CSP (`script-src 'self'`) forbids;
-- frappe-charts' call that injects its CSS as an inline `<style>` element is removed: the CSP
-  (`style-src 'self'`) blocks it anyway, with a console error on every report page, and the Desk's
-  own css/report.css carries those rules;
+- frappe-charts never writes inline styles, which the CSP (`style-src 'self'`) blocks, with a console
+  error each: the call that injects its CSS as a `<style>` element is removed (css/report.css carries
+  those rules), the `style` its SVG helper sets as an attribute (the bars', dots' and gradients'
+  colours) goes through the CSSOM instead, and the tooltip's `<strong style="display: block;">`
+  loses its attribute (report.css sets it);
 - `//# sourceMappingURL=` comments are removed (the maps are not vendored).
 
 A rewrite that no longer matches (the upstream file changed) stops the script rather than passing
@@ -62,7 +64,10 @@ PINS = (
     Pin("socket.io-client", "4.8.4", {"socket.io.js": "dist/socket.io.esm.min.js"}),
     # the ES-module build: the UMD one assigns `window.frappe` and would wipe the Desk's `frappe`
     Pin("frappe-charts", "1.6.2", {"frappe-charts.js": "dist/frappe-charts.min.esm.js"},
-        rewrites=((r"styleInject\(css_248z\);", ""),)),
+        rewrites=((r"styleInject\(css_248z\);", ""),
+                  (r'"innerHTML"===i\?n\.textContent=a:n\.setAttribute\(i,a\)',
+                   '"innerHTML"===i?n.textContent=a:"style"===i?n.style.cssText=a:n.setAttribute(i,a)'),
+                  (r'<strong style="display: block;">', "<strong>"))),
     # zip for the reports' XLSX export (loaded only when a user exports)
     Pin("fflate", "0.8.3", {"fflate.js": "esm/browser.js"}),
 )
