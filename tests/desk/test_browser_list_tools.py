@@ -401,3 +401,23 @@ def test_chosen_columns_are_shown_and_remembered(page: Page, login_as: Callable[
     page.get_by_role("button", name="Reset columns").click()
     expect(page.get_by_role("columnheader", name="Penalty Points")).to_be_visible()
     assert headers(page) == default
+
+
+def test_the_builder_looks_like_the_filters_and_dates_stay_on_one_line(page: Page,
+                                                                      login_as: Callable[..., None]) -> None:
+    page.set_viewport_size({"width": 1024, "height": 800})  # a narrow desktop: the columns must share it
+    login_as("warehouse")
+    page.goto("/app/warehouse-violation")
+    expect(body_rows(page).first).to_be_visible()
+    page.get_by_role("button", name="Add filter").click()
+    row = page.get_by_role("group", name="New filter")
+    standard = page.locator(".standard-filter input").first.bounding_box()
+    for control in (row.get_by_label("Field", exact=True), row.get_by_label("Operator", exact=True)):
+        box = control.bounding_box()
+        assert standard and box and abs(box["height"] - standard["height"]) <= 1, (box, standard)
+    date_cell = body_rows(page).first.locator("td.col-date")
+    expect(date_cell).to_have_css("white-space", "nowrap")
+    line = float(date_cell.evaluate("td => parseFloat(getComputedStyle(td).lineHeight)"))
+    text_height = float(date_cell.evaluate("td => { const r = document.createRange(); r.selectNodeContents(td);"
+                                           " return r.getBoundingClientRect().height; }"))
+    assert text_height < 1.5 * line  # one line, not "20-11-" over "2026"
