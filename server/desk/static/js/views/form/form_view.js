@@ -4,9 +4,9 @@
 // (`setup`, `onload`, `refresh`, `onload_post_render`) through the `frm` object (frappe/form.js),
 // and renders its title, indicator, document actions (actions.js, doc_actions.js), the workflow's
 // Actions menu (workflow.js), script buttons, intro, dashboard and layout. Ctrl+S saves; leaving
-// with unsaved changes asks first (a new document no one has changed yet is left without asking); when the session expires, what was typed is kept and put back
-// after logging in; when someone else changes the document, an unchanged form reloads and a changed
-// one says so (doc_watch.js).
+// with unsaved changes asks first (a new document no one has changed yet is left without asking);
+// when the session expires, what was typed is kept and put back after logging in; when someone else
+// changes the document, an unchanged form reloads and a changed one says so (doc_watch.js).
 import { apiEvents, getDoc } from "../../api.js";
 import { boot, hasRight, slug } from "../../boot.js";
 import { __ } from "../../i18n.js";
