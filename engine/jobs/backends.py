@@ -148,41 +148,43 @@ class ArqBackend:
                 job = await push()
         return job is not None
 
-    async def status(self, job_id: str) -> str | None:
-        """From arq's own keys, whatever queue the job is on."""
-        from arq.jobs import Job
+    async def _read(self, job_id: str) -> tuple[str | None, dict[str, Any] | None]:
+        """The job's status and payload from arq's own keys, whatever queue it is on, in one MULTI.
+
+        arq finishes a job in one transaction (its result set, its job and in-progress keys
+        deleted), so a reader asking for the keys one by one could fall in between and find none:
+        a running job would read as missing. One transaction sees the job before or after, never neither.
+        """
+        from arq.jobs import deserialize_job, deserialize_result
 
         pool = await self.pool()
         with redis_errors():
-            if await pool.exists(f"{RESULT_PREFIX}{job_id}"):
-                try:
-                    info = await Job(job_id, pool).result_info()
-                except (RedisError, OSError):
-                    raise
-                except Exception:  # a result that no longer unpickles is still a finished job
-                    return "failed"
-                return "finished" if info is not None and info.success else "failed"
-            if await pool.exists(f"{IN_PROGRESS_PREFIX}{job_id}"):
-                return "started"
-            if await pool.exists(f"{JOB_PREFIX}{job_id}"):
-                return "queued"
-        return None
+            async with pool.pipeline(transaction=True) as pipe:
+                pipe.get(f"{RESULT_PREFIX}{job_id}")
+                pipe.exists(f"{IN_PROGRESS_PREFIX}{job_id}")
+                pipe.get(f"{JOB_PREFIX}{job_id}")
+                result, running, queued = await pipe.execute()
+        status = "finished" if result else "started" if running else "queued" if queued else None
+        args: Any = None
+        try:
+            if result:
+                info: Any = deserialize_result(result)
+                status = "finished" if info.success else "failed"
+                args = info.args
+            elif queued:
+                args = deserialize_job(queued).args
+        except Exception:  # a record that no longer unpickles: a finished one failed, and it is nobody's
+            status = "failed" if result else status
+        payload = args[0] if args and isinstance(args[0], dict) else None
+        return status, payload
+
+    async def status(self, job_id: str) -> str | None:
+        """queued, started, finished or failed (None: no such job, or its result has expired)."""
+        return (await self._read(job_id))[0]
 
     async def _payload(self, job_id: str) -> dict[str, Any] | None:
         """The payload arq keeps for the job (queued, running or finished), if it still unpickles."""
-        from arq.jobs import Job
-
-        pool = await self.pool()
-        with redis_errors():
-            try:
-                info = await Job(job_id, pool).info()
-            except (RedisError, OSError):
-                raise
-            except Exception:  # a record that no longer unpickles: nobody's
-                return None
-        if info is None or not info.args or not isinstance(info.args[0], dict):
-            return None
-        return info.args[0]
+        return (await self._read(job_id))[1]
 
     async def _enqueue_id(self, job_id: str) -> str | None:
         return (await self._payload(job_id) or {}).get("enqueue_id")

@@ -18,6 +18,7 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,6 +27,7 @@ import pytest
 from engine import embedded
 from engine.jobs import queue
 from engine.jobs.payload import JobPayload
+from engine.jobs.worker import LEASE_GRACE
 from engine.query.listing import get_all
 from engine.registry import AppRegistry
 from engine.site import Site
@@ -39,6 +41,7 @@ STATUS = "/api/method/fw.utils.background_jobs.get_job_status"
 ENQUEUE = "/api/method/fwtest.api.enqueue_job"
 CRON_TYPE = "fwtest.jobs.scheduled_note (* * * * *)"
 READY = "fw worker listening on"
+JOB_TIMEOUT = 6  # s: the killed jobs' own; the kill comes a second in, long before the job could time out
 
 
 @dataclass
@@ -268,42 +271,60 @@ async def test_sigterm_lets_the_running_job_finish_and_commit(jobs_env: JobsEnv,
     assert "fw worker stopped" in worker.log()
 
 
-async def test_a_killed_workers_job_runs_again_and_never_vanishes(jobs_env: JobsEnv, jsite: Site) -> None:
+async def kill_mid_job(jsite: Site, worker: FwProcess, job_id: str, gate: Path, timeout: float) -> None:
+    """SIGKILL `worker` in the middle of its job, at a moment the test chooses whatever the machine's
+    speed: the job (`fwtest.jobs.gated_marker`) has said it started and waits for its gate, and the
+    worker has shortened the claim lease to the job's own (timeout + grace), so that another worker
+    takes the job over within seconds rather than after the claim lease's minute."""
+    deadline = time.monotonic() + 60
+    while not (gate / f"started.{worker.pid}").exists():
+        assert time.monotonic() < deadline, worker.log()[-4000:]
+        await asyncio.sleep(0.02)
+    pool = await queue.backend_for(jsite).pool()  # type: ignore[attr-defined]
+    lease_key = f"{queue.IN_PROGRESS_PREFIX}{job_id}"
+    while not 0 < await pool.pttl(lease_key) <= (timeout + LEASE_GRACE) * 1000:
+        assert time.monotonic() < deadline, worker.log()[-4000:]
+        await asyncio.sleep(0.02)
+    worker.kill()  # SIGKILL mid-job: no cleanup, the lease stays behind in Redis
+    assert worker.exit_code == -signal.SIGKILL
+
+
+async def test_a_killed_workers_job_runs_again_and_never_vanishes(jobs_env: JobsEnv, jsite: Site,
+                                                                  tmp_path: Path) -> None:
     doomed_worker = jobs_env.worker("kill")
     ctx = jsite.context()
     key = unique("killed")
-    # a second into the job, its lease becomes the job's timeout (3 s) + 5 s grace from its start:
-    # once that runs out another worker may take the job over
-    job_id = await queue.enqueue(ctx, "fwtest.jobs.marker", queue="kill", key=key, seconds=2, timeout=3)
-    await wait_status(jsite, job_id, {"started"})
-    await asyncio.sleep(1.4)
-    doomed_worker.kill()  # SIGKILL mid-job: no cleanup, the lease stays behind in Redis
-    assert doomed_worker.exit_code == -signal.SIGKILL
-    rescuer = jobs_env.worker("kill")
-    seen = []
-    deadline = time.monotonic() + 30
+    job_id = await queue.enqueue(ctx, "fwtest.jobs.gated_marker", queue="kill", key=key, gate=str(tmp_path),
+                                 timeout=JOB_TIMEOUT)
+    await kill_mid_job(jsite, doomed_worker, job_id, tmp_path, timeout=JOB_TIMEOUT)
+    (tmp_path / "open").touch()  # the next run goes straight through
+    seen = [await queue.job_status(jsite, job_id)]  # the dead worker's lease still holds
+    rescuing = asyncio.create_task(asyncio.to_thread(jobs_env.worker, "kill"))
+    deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         state = await queue.job_status(jsite, job_id)
         seen.append(state)
-        assert state is not None, seen  # never vanishes
+        assert state is not None, seen  # never vanishes, not even while the rescuer finishes it
         if state in ("finished", "failed"):
             break
-        await asyncio.sleep(0.1)
-    assert seen[-1] == "finished", seen
-    assert "started" in seen  # the lease held while the dead worker's deadline ran
+        await asyncio.sleep(0.01)
+    rescuer = await rescuing
+    assert seen[0] == "started" and seen[-1] == "finished", seen
+    assert set(seen) <= {"started", "queued", "finished"}, seen  # queued again once the lease ran out
     rows = await notes(jsite, key)
-    assert len(rows) == 1  # the killed run wrote nothing (rolled back with the process)
+    assert len(rows) == 1  # the killed run wrote nothing
     assert f"pid={rescuer.pid}" in rows[0]["body"]
     assert "try=2" in rescuer.log()
     assert rescuer.stop() == 0
 
 
-async def test_a_killed_scheduled_run_is_logged_failed_when_its_retry_starts(jobs_env: JobsEnv, jsite: Site) -> None:
+async def test_a_killed_scheduled_run_is_logged_failed_when_its_retry_starts(jobs_env: JobsEnv, jsite: Site,
+                                                                          tmp_path: Path) -> None:
     doomed_worker = jobs_env.worker("kill")
     key = unique("killed-scheduled")
     due = datetime.now().strftime("%Y-%m-%d %H:%M:00")
-    payload = JobPayload(site=jsite.name, user="Administrator", lang="en", method="fwtest.jobs.marker",
-                         kwargs={"key": key, "seconds": 2}, queue="kill", timeout=3,
+    payload = JobPayload(site=jsite.name, user="Administrator", lang="en", method="fwtest.jobs.gated_marker",
+                         kwargs={"key": key, "gate": str(tmp_path)}, queue="kill", timeout=JOB_TIMEOUT,
                          job_id=f"{jsite.name}::scheduled::{CRON_TYPE}::{key}", job_name=CRON_TYPE,
                          scheduled_job_type=CRON_TYPE, scheduled_due=due)  # as the scheduler queues a run
     assert await queue.backend_for(jsite).submit(payload, at_front=False)
@@ -313,12 +334,11 @@ async def test_a_killed_scheduled_run_is_logged_failed_when_its_retry_starts(job
                               fields=["attempt", "status", "details"], order_by="attempt asc")
         return [(r["attempt"], r["status"], r["details"]) for r in found]
 
-    await wait_status(jsite, payload.job_id, {"started"})
-    await asyncio.sleep(1.4)
-    doomed_worker.kill()  # SIGKILL mid-run: its log row can say nothing more
-    assert await log_rows() == [(1, "Start", None)]
+    await kill_mid_job(jsite, doomed_worker, payload.job_id, tmp_path, timeout=JOB_TIMEOUT)
+    assert await log_rows() == [(1, "Start", None)]  # the killed run can say nothing more
+    (tmp_path / "open").touch()
     rescuer = jobs_env.worker("kill")
-    assert await wait_status(jsite, payload.job_id, {"finished", "failed"}, timeout=30) == "finished"
+    assert await wait_status(jsite, payload.job_id, {"finished", "failed"}, timeout=60) == "finished"
     assert await log_rows() == [
         (1, "Failed", "The worker running this job stopped before it finished (attempt 1); "
                       "it was retried as attempt 2."),

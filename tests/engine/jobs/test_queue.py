@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 from fwtest import jobs  # type: ignore[import-not-found]
@@ -199,3 +200,60 @@ async def test_redis_unavailable_is_a_clear_error_and_rolls_back(site: Site) -> 
         assert await get_all(ctx, "Test Note", pluck="title") == []
     finally:
         site._jobs_backend = None  # type: ignore[attr-defined]
+
+
+async def test_a_job_finishing_while_its_status_is_read_never_reads_as_missing(arq_site: Site) -> None:
+    """arq finishes a job in one transaction: its result appears as its job and in-progress keys go.
+    The status read must see the job before or after that, never between: here the job finishes
+    right after the reader's first round trip to Redis, and the reader still sees it."""
+    from arq.jobs import deserialize_job, serialize_result
+    from redis.asyncio import Redis
+
+    ctx = arq_site.context("Administrator")
+    job_id = await queue.enqueue(ctx, jobs.create_note, title="finishing")
+    backend = queue.backend_for(arq_site)
+    pool = await backend.pool()  # type: ignore[attr-defined]
+    await pool.set(f"{queue.IN_PROGRESS_PREFIX}{job_id}", b"1", px=60_000)  # a worker has taken it
+    assert await queue.job_status(arq_site, job_id) == "started"
+    other = Redis.from_url(arq_site.settings.redis_url)
+    finished: list[bool] = []
+
+    async def finish_as_arq_does() -> None:
+        args = deserialize_job(await other.get(f"{queue.JOB_PREFIX}{job_id}")).args
+        result = serialize_result("fw_run_job", args, {}, 1, 0, True, "done", 0, 1, job_id, "q", job_id)
+        async with other.pipeline(transaction=True) as tr:
+            tr.set(f"{queue.RESULT_PREFIX}{job_id}", result, px=60_000)
+            tr.delete(f"{queue.IN_PROGRESS_PREFIX}{job_id}", f"{queue.JOB_PREFIX}{job_id}")
+            await tr.execute()
+        finished.append(True)
+
+    real_command, real_pipeline = pool.execute_command, pool.pipeline
+
+    async def command_then_finish(*args: Any, **kwargs: Any) -> Any:
+        answer = await real_command(*args, **kwargs)
+        if not finished:
+            await finish_as_arq_does()
+        return answer
+
+    def pipeline_then_finish(*args: Any, **kwargs: Any) -> Any:
+        pipe = real_pipeline(*args, **kwargs)
+        real_execute = pipe.execute
+
+        async def execute(*a: Any, **k: Any) -> Any:
+            answer = await real_execute(*a, **k)
+            if not finished:
+                await finish_as_arq_does()
+            return answer
+
+        pipe.execute = execute
+        return pipe
+
+    pool.execute_command, pool.pipeline = command_then_finish, pipeline_then_finish
+    try:
+        assert await queue.job_status(arq_site, job_id) == "started"  # read before the finish
+        assert finished
+    finally:
+        pool.execute_command, pool.pipeline = real_command, real_pipeline
+        await other.aclose()
+    assert await queue.job_status(arq_site, job_id) == "finished"
+    assert await backend.owner(job_id) == "Administrator"  # type: ignore[attr-defined]
