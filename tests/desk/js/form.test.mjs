@@ -1,10 +1,10 @@
-// The `frm` object (server/desk/static/js/frappe/form.js): values and change events, the dirty mark,
+// The `frm` object (server/desk/static/js/form/form.js): values and change events, the dirty mark,
 // what scripts add (cleared on refresh), field properties, who may edit (workflow allow_edit).
 import assert from "node:assert/strict";
 import test from "node:test";
 import { loadBoot } from "../../../server/desk/static/js/boot.js";
-import { Form } from "../../../server/desk/static/js/frappe/form.js";
-import { clearHandlers, on } from "../../../server/desk/static/js/frappe/form_events.js";
+import { Form } from "../../../server/desk/static/js/form/form.js";
+import { clearHandlers, on } from "../../../server/desk/static/js/form/events.js";
 
 const meta = {
 	name: "Warehouse Violation",

@@ -1,8 +1,8 @@
-// Form-script registration (server/desk/static/js/frappe/form_events.js): handlers accumulate in load
+// Form-script registration (server/desk/static/js/form/events.js): handlers accumulate in load
 // order, run one after the other, promises are awaited, a throw stops the rest.
 import assert from "node:assert/strict";
 import test from "node:test";
-import { clearHandlers, handlersFor, on, runHandlers } from "../../../server/desk/static/js/frappe/form_events.js";
+import { clearHandlers, handlersFor, on, runHandlers } from "../../../server/desk/static/js/form/events.js";
 
 test("handlers accumulate per doctype and event, in order", async () => {
 	clearHandlers();

@@ -2,7 +2,7 @@
 // `cur_frm`, `flt`/`cint`/`cstr` and fw's own aliases (`fw.ui.form`, `fw.ui.open_list`). main.js
 // installs it before any app script runs. Each part lives in its own module of js/frappe/: `db.js`
 // (frappe.db), `model.js` (frappe.model), `datetime.js`, `utils.js` (frappe.utils, frappe.format),
-// `dialog.js` (frappe.ui.Dialog, frappe.prompt), `form.js` (frm), `form_events.js` (form.on).
+// `dialog.js` (frappe.ui.Dialog, frappe.prompt), the form model and its events are js/form/ (`form.js`, `events.js`).
 import { call as apiCall, request } from "../api.js";
 import { boot, doctypeInfo, hasRole, slug } from "../boot.js";
 import { __ } from "../i18n.js";
@@ -17,8 +17,8 @@ import { showError } from "../ui/messages.js";
 import { datetime } from "./datetime.js";
 import { makeDb } from "./db.js";
 import { Dialog, prompt } from "./dialog.js";
-import { Form } from "./form.js";
-import { on } from "./form_events.js";
+import { Form } from "../form/form.js";
+import { on } from "../form/events.js";
 import { makeModel } from "./model.js";
 import { cint, cstr, flt, format, utils } from "./utils.js";
 

@@ -1,7 +1,7 @@
 // /app/<doctype>/<name> and /app/<doctype>/new (and a Single's /app/<doctype>): the form view
 // (desk.md §4). It loads the meta (cached) and the document (getdoc) or makes a new one (defaults and
 // route options, or the copy Amend and Duplicate hand over), runs the doctype's form scripts
-// (`setup`, `onload`, `refresh`, `onload_post_render`) through the `frm` object (frappe/form.js),
+// (`setup`, `onload`, `refresh`, `onload_post_render`) through the `frm` object (form/form.js),
 // and renders its title, indicator, document actions (actions.js, doc_actions.js), the workflow's
 // Actions menu (workflow.js), script buttons, intro, dashboard and layout. Ctrl+S saves; leaving
 // with unsaved changes asks first (a new document no one has changed yet is left without asking);
@@ -22,7 +22,7 @@ import { showToast } from "../../ui/layers.js";
 import { Menu } from "../../ui/menu.js";
 import { showError } from "../../ui/messages.js";
 import { NotFound, NotPermitted, Page } from "../../ui/page.js";
-import { Form } from "../../frappe/form.js";
+import { Form } from "../../form/form.js";
 import { offeredActions } from "./actions.js";
 import { amendDoc, cancelDoc, deleteForm, duplicateDoc, newForm, reloadForm, submitDoc, workflowAction } from "./doc_actions.js";
 import { useDocWatch } from "./doc_watch.js";

@@ -27,8 +27,8 @@ import { cachedMeta, getField } from "../meta.js";
 import { STANDARD_FIELDS, TABLE_TYPES, dropDoc, hasValue, isEmpty, newDoc, storeDoc } from "../model.js";
 import { __ } from "../i18n.js";
 import { confirmDialog } from "../ui/confirm.js";
-import { hasHandlers, runHandlers } from "./form_events.js";
-import { rowName } from "./model.js";
+import { hasHandlers, runHandlers } from "./events.js";
+import { rowName } from "../frappe/model.js";
 
 const RIGHTS = ["read", "write", "create", "delete", "submit", "cancel", "amend", "report", "print", "email", "share"];
 
