@@ -26,7 +26,6 @@ from engine.clock import now_str
 from engine.documents import docstatus, lifecycle, store, validation
 from engine.documents.base import IGNORED_INPUT
 from engine.documents.document import Document
-from engine.documents.one_call import NEEDS_MORE
 from engine.meta import fieldtypes
 from engine.meta.workflows import workflow_for
 
@@ -34,48 +33,45 @@ if TYPE_CHECKING:
     from engine.context import Context
     from engine.meta.schema import Meta
 
-# every hook an insert of a draft runs, `before_naming` included (the lifecycle's INSERT)
-INSERT_EVENTS = (*(lifecycle.HOOK_EVENTS[step] for step in lifecycle.INSERT if step in lifecycle.HOOK_EVENTS),
-                 "before_naming")
-# what the ordinary insert calls on the document: a controller that defines any of them (an `autoname`,
-# its own `insert`) takes the ordinary path, which calls them
+# what the ordinary insert calls on the document: a controller that defines any of them (its own
+# `insert`, say) takes the ordinary path, which calls them
 DOCUMENT_METHODS = ("__init__", "__setattr__", "update", "set", "insert", "save", "as_dict", "to_record",
                     "mark_stored")
 
 
+def _plain(meta: Meta, controller: type) -> bool:
+    """A document of the doctype is one record (no Single, child, tree or submittable doctype, no
+    table) and its controller adds no document method of its own."""
+    return not (meta.issingle or meta.istable or meta.is_tree or meta.is_submittable or meta.table_fields) \
+        and all(getattr(controller, name) is getattr(Document, name) for name in DOCUMENT_METHODS)
+
+
+def _always(meta: Meta, controller: type) -> bool:
+    return True
+
+
+# the insert's steps a direct create does, and for which doctypes (engine/documents/lifecycle.py's
+# INSERT; any other step the doctype's plan keeps, a hook above all, sends it the ordinary way)
+PATH = lifecycle.FastPath("direct_create", lifecycle.INSERT, {
+    lifecycle.set_defaults: _always,  # validation.fill_defaults
+    lifecycle.coerce_types: _always,  # validation.coerce_values
+    lifecycle.check_create: _always,  # permissions.creates_any, asked per caller
+    # a random name (a counter, a field's value or a client's name is another round trip or a clash)
+    lifecycle.set_name: lambda meta, controller: meta.autoname.lower() in ("", "hash")
+    and getattr(controller, "autoname", None) is None,
+    lifecycle.check_workflow: _always,  # no workflow, asked per call (Workflow records change)
+    lifecycle.validate_fields: _always,  # mandatory, as the ordinary insert asks it
+    lifecycle.guard_fields: _always,  # permissions.writable_levels, asked per caller
+    # one `insert_one`: no unique field (its clash is refused before the write), Version or tree record
+    lifecycle.persist_insert: lambda meta, controller: _plain(meta, controller) and not meta.unique_fields,
+    lifecycle.emit_realtime: _always,  # realtime.notify_record_change
+})
+
+
 def qualifies(ctx: Context, meta: Meta) -> bool:
-    """Whether creates of `meta` may go direct: what the meta holds is worked out once per meta, what
-    code the apps have for it once per registry (neither changes under it)."""
-    allowed = meta.engine_cache.get("direct_create")
-    if allowed is None:
-        allowed = meta.engine_cache["direct_create"] = _meta_allows(meta)
-    if not allowed:
-        return False
+    """Whether creates of `meta` may go direct (the fast paths' one rule, kept with the lifecycle's plans)."""
     apps = ctx.site.apps
-    controller = apps.controller(meta.name)
-    kept = apps.derived(controller, meta.name)
-    codeless = kept.get("direct_create")
-    if codeless is None:
-        codeless = kept["direct_create"] = _codeless(ctx, controller, meta.name)
-    return codeless
-
-
-def _meta_allows(meta: Meta) -> bool:
-    if meta.issingle or meta.istable or meta.is_tree or meta.track_changes or meta.is_submittable:
-        return False
-    if meta.autoname.lower() not in ("", "hash"):  # a counter, a field's value, a client's name
-        return False
-    return not (meta.table_fields or meta.fetch_fields or meta.unique_fields
-                or any(f.fieldtype in NEEDS_MORE for f in meta.value_fields))
-
-
-def _codeless(ctx: Context, controller: type, doctype: str) -> bool:
-    """Whether no code of the apps takes part in an insert of `doctype`: no hook, no `autoname`, no
-    document method of the controller's own."""
-    if getattr(controller, "autoname", None) is not None \
-            or any(getattr(controller, name) is not getattr(Document, name) for name in DOCUMENT_METHODS):
-        return False
-    return not any(ctx.site.apps.hooked(controller, doctype, event) for event in INSERT_EVENTS)
+    return lifecycle.fast_path_takes(apps, apps.controller(meta.name), meta, PATH)
 
 
 async def create(ctx: Context, meta: Meta, body: Mapping[str, Any], *, no_nulls: bool) -> dict[str, Any] | None:

@@ -29,6 +29,8 @@ from engine.translation import _
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.documents.base import BaseDocument
+    from engine.meta.schema import Meta
+    from engine.registry import AppRegistry
 
 D = TypeVar("D", bound="BaseDocument")
 
@@ -210,17 +212,24 @@ async def validate_fields(op: Operation) -> None:
         validation.coerce_fields(doc)
     if not op.opts.ignore_mandatory:
         validation.check_mandatory(doc)
+
+
+async def check_links(op: Operation) -> None:
+    """Link targets exist (one query per target doctype); `fetch_from` fields filled from them."""
     if not op.opts.ignore_links:
-        await validation.validate_links(op.ctx, doc)
-    await permissions.guard_field_writes(op.ctx, doc, op.opts.ignore_permissions)
-    await _hash_passwords(doc)
+        await validation.validate_links(op.ctx, op.doc)
 
 
-async def _hash_passwords(doc: BaseDocument) -> None:
-    for field in doc.meta.password_fields:
-        value = doc._data.get(field.fieldname)
+async def guard_fields(op: Operation) -> None:
+    await permissions.guard_field_writes(op.ctx, op.doc, op.opts.ignore_permissions)
+
+
+async def hash_passwords(op: Operation) -> None:
+    data = op.doc._data
+    for field in op.doc.meta.password_fields:
+        value = data.get(field.fieldname)
         if value and not passwords.is_hashed(value):
-            doc._data[field.fieldname] = passwords.hash_password(str(value))
+            data[field.fieldname] = passwords.hash_password(str(value))
 
 
 async def check_set_only_once(op: Operation) -> None:
@@ -374,23 +383,28 @@ async def check_cancel_links(op: Operation) -> None:
 
 INSERT: tuple[Step, ...] = (
     set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"),
-    hook("validate"), hook("before_save"), check_workflow, validate_fields, persist_insert, hook("after_insert"),
+    hook("validate"), hook("before_save"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
+    persist_insert, hook("after_insert"),
     hook("on_update"), write_version, hook("on_change"), emit_realtime)
 INSERT_SUBMIT: tuple[Step, ...] = (
     set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"),
-    hook("validate"), hook("before_submit"), check_workflow, validate_fields, persist_insert, hook("after_insert"),
+    hook("validate"), hook("before_submit"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
+    persist_insert, hook("after_insert"),
     hook("on_update"), hook("on_submit"), write_version, hook("on_change"), emit_realtime)
 SAVE: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_validate"), hook("validate"),
-    hook("before_save"), check_workflow, validate_fields, check_set_only_once, persist_update, hook("on_update"),
+    hook("before_save"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
+    check_set_only_once, persist_update, hook("on_update"),
     write_version, hook("on_change"), emit_realtime)
 SUBMIT: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_validate"), hook("validate"),
-    hook("before_submit"), check_workflow, validate_fields, check_set_only_once, persist_update, hook("on_update"),
+    hook("before_submit"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
+    check_set_only_once, persist_update, hook("on_update"),
     hook("on_submit"), write_version, hook("on_change"), emit_realtime)
 UPDATE_AFTER_SUBMIT: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_update_after_submit"),
-    check_workflow, validate_fields, check_update_after_submit, persist_update, hook("on_update_after_submit"),
+    check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
+    check_update_after_submit, persist_update, hook("on_update_after_submit"),
     write_version, hook("on_change"), emit_realtime)
 CANCEL: tuple[Step, ...] = (
     check_write, check_latest, hook("before_cancel"), check_workflow, check_cancel_links, persist_update,
@@ -400,33 +414,87 @@ _SAVE_STEPS = {Action.SAVE: SAVE, Action.SUBMIT: SUBMIT, Action.UPDATE_AFTER_SUB
                Action.CANCEL: CANCEL}
 
 
+# steps that do something only for a doctype whose meta has what they work on (every other step: for
+# every doctype); a plan leaves them out of the others
+NEEDED: dict[Step, Callable[[Meta], bool]] = {
+    keep_unwritable_row_values: lambda meta: meta.rows_have_permlevels,
+    check_links: lambda meta: bool(meta.link_fields or meta.dynamic_link_fields or meta.table_fields),
+    hash_passwords: lambda meta: bool(meta.password_fields),
+    check_set_only_once: lambda meta: bool(meta.set_only_once_fields),
+    write_version: lambda meta: meta.track_changes and meta.name != "Version",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """An operation's steps for one doctype and controller: the hooks nothing handles left out."""
+    """An operation's steps for one doctype and controller: the hooks nothing handles and the steps the
+    doctype does not need left out."""
 
+    meta: Meta  # what it was worked out from (a reloaded meta, with other fields, gets its own plan)
     steps: tuple[Step, ...]
     hooks_after_write: bool  # a hook runs after the persist (it can still write or fail)
     naming_hook: bool  # a before_naming hook exists (`set_name` runs it)
 
+    @property
+    def runs_code(self) -> bool:
+        """Whether an app's code takes part: a hook step, or a before_naming hook `set_name` runs."""
+        return any(step in HOOK_EVENTS for step in self.steps) or (self.naming_hook and set_name in self.steps)
 
-def _plan(doc: BaseDocument, steps: tuple[Step, ...]) -> Plan:
-    """`steps` without the hooks that have no controller method and no doc_events handler for this
-    document's doctype: worked out once per doctype, controller and step list (most hooks of most
-    doctypes: not asking on every save spares a dozen lookups)."""
-    apps, controller, doctype = doc.ctx.site.apps, type(doc), doc.doctype
-    plans = apps.derived(controller, doctype)
+
+def plan_for(apps: AppRegistry, controller: type, meta: Meta, steps: tuple[Step, ...]) -> Plan:
+    """`steps` for documents of `meta` whose class is `controller`, without the hooks that have no
+    controller method and no doc_events handler and the steps the meta gives nothing to do: worked out
+    once per doctype, controller, meta and step list (most hooks of most doctypes: not asking on every
+    save spares a dozen lookups)."""
+    plans = apps.derived(controller, meta.name)
     plan = plans.get(steps)
-    if plan is None:
-        handled = tuple(step for step in steps
-                        if (event := HOOK_EVENTS.get(step)) is None or apps.hooked(controller, doctype, event))
-        persist = next(i for i, step in enumerate(handled) if step in (persist_insert, persist_update))
-        plan = plans[steps] = Plan(handled, any(step in HOOK_EVENTS for step in handled[persist + 1:]),
+    if plan is None or plan.meta is not meta:
+        doctype = meta.name
+        kept = tuple(step for step in steps
+                     if ((event := HOOK_EVENTS.get(step)) is None or apps.hooked(controller, doctype, event))
+                     and ((needed := NEEDED.get(step)) is None or needed(meta)))
+        persist = next(i for i, step in enumerate(kept) if step in (persist_insert, persist_update))
+        plan = plans[steps] = Plan(meta, kept, any(step in HOOK_EVENTS for step in kept[persist + 1:]),
                                    apps.hooked(controller, doctype, "before_naming"))
     return plan
 
 
+# -- fast paths -----------------------------------------------------------------------------------
+
+Cover = Callable[["Meta", type], bool]
+
+
+@dataclass(frozen=True)
+class FastPath:
+    """A way of doing one of the step lists above with fewer moving parts (from the request, without a
+    `Document`: engine/documents/direct_create.py, one_call.py). `covers` names each step it does the
+    same way, each with whether it can for a doctype (its meta and controller); a step it does not
+    name, it cannot do, so a doctype whose plan needs that step takes the ordinary path."""
+
+    name: str
+    steps: tuple[Step, ...]
+    covers: Mapping[Step, Cover]
+
+
+def fast_path_takes(apps: AppRegistry, controller: type, meta: Meta, path: FastPath) -> bool:
+    """Whether `path` may stand in for its step list on documents of `meta` whose class is `controller`:
+    no app code takes part (a hook, before_naming included) and it covers every step the doctype's plan
+    keeps. The one eligibility rule of the fast paths, creates and saves alike; kept with the plans, so
+    a step or hook added to a step list is either covered or sends the doctype the ordinary way."""
+    plans = apps.derived(controller, meta.name)
+    key = ("fast", path.name)
+    verdict = plans.get(key)
+    if verdict is None or verdict[0] is not meta:
+        plan = plan_for(apps, controller, meta, path.steps)
+        takes = not plan.runs_code and all(
+            (cover := path.covers.get(step)) is not None and cover(meta, controller) for step in plan.steps)
+        verdict = plans[key] = (meta, takes)
+    return bool(verdict[1])
+
+
 async def _run(op: Operation, steps: tuple[Step, ...]) -> None:
-    plan = _plan(op.doc, steps)
+    doc = op.doc
+    plan = plan_for(doc.ctx.site.apps, type(doc), doc.meta, steps)
     op.naming_hook = plan.naming_hook
     # the write may skip the transaction only when this operation is all the unit of work does (it owns
     # the unit, or the caller, a route doing one operation, said so) and nothing after the write can

@@ -32,7 +32,8 @@ import orjson
 from engine import exceptions as exc
 from engine import permissions, realtime
 from engine.clock import now_str
-from engine.documents import docstatus, store
+from engine.context import unit_of_work
+from engine.documents import docstatus, lifecycle, store
 from engine.documents.base import ECHOED_BY_CLIENTS, IGNORED_INPUT
 from engine.meta import fieldtypes
 from engine.meta.workflows import workflow_for
@@ -43,12 +44,6 @@ if TYPE_CHECKING:
     from engine.documents.document import Document
     from engine.meta.schema import DocFieldSchema, Meta
 
-# the hooks a save of a draft runs (engine/documents/lifecycle.py's SAVE): a doctype with any of them
-# needs the whole document in Python
-SAVE_EVENTS = ("before_validate", "validate", "before_save", "on_update", "on_change")
-# types whose check needs another record (Link, Dynamic Link), stored content (Attach: a File) or a
-# step of the save (Password: hashed); the rest are checked by `coerce_value` alone
-NEEDS_MORE = frozenset({"Link", "Dynamic Link", "Attach", "Attach Image", "Password"})
 # keys an update ignores: what clients send back with a document, and what no document takes as input
 IGNORED = ECHOED_BY_CLIENTS | IGNORED_INPUT
 # Python's whitespace (every character `str.isspace` accepts: what `fieldtypes.is_empty` strips), for
@@ -72,33 +67,56 @@ class UpdatePlan:
     answer_bound: int | None
 
 
+def _plain(meta: Meta, controller: type) -> bool:
+    """A document of the doctype is one record whose save is a `$set` (no Single, child, tree or
+    submittable doctype, no table)."""
+    return not (meta.issingle or meta.istable or meta.is_tree or meta.is_submittable or meta.table_fields)
+
+
+def _always(meta: Meta, controller: type) -> bool:
+    return True
+
+
+def _mandatory_in_filter(meta: Meta, controller: type) -> bool:
+    """Every mandatory field's emptiness is a filter condition (JSON's and Text Editor's is more than
+    blank text: asked in Python)."""
+    return not any(f.reqd and f.fieldtype in ("JSON", "Text Editor") for f in meta.value_fields)
+
+
+# the save's steps a one-call update does, and for which doctypes (engine/documents/lifecycle.py's
+# SAVE; any other step the doctype's plan keeps, a hook above all, sends it the ordinary way)
+PATH = lifecycle.FastPath("one_call", lifecycle.SAVE, {
+    lifecycle.check_write: _always,  # permissions.writes_every_row, asked per caller
+    lifecycle.check_latest: _always,  # the filter's `modified`
+    lifecycle.coerce_types: _always,  # fieldtypes.coerce_value on the values sent
+    lifecycle.check_workflow: _always,  # no workflow, asked per call (Workflow records change)
+    lifecycle.validate_fields: _mandatory_in_filter,
+    lifecycle.guard_fields: _always,  # permissions.writable_levels, asked per caller
+    lifecycle.check_set_only_once: _always,  # such fields are not settable here
+    lifecycle.persist_update: _plain,  # unique fields are not settable here either
+    lifecycle.emit_realtime: _always,  # realtime.notify_change
+})
+
+
 def plan_for(ctx: Context, meta: Meta) -> UpdatePlan | None:
-    """The doctype's plan, or None when a save of it needs the stored document (built once per meta:
-    the app registry and the meta do not change under it)."""
-    plan = meta.engine_cache.get("one_call_update", False)
-    if plan is False:
-        plan = meta.engine_cache["one_call_update"] = _build_plan(ctx, meta)
+    """The doctype's plan, or None when a save of it needs the stored document. Whether it may is the
+    fast paths' one rule (kept with the lifecycle's plans, for the registry's controllers and hooks);
+    what the meta allows is worked out once per meta."""
+    apps = ctx.site.apps
+    if not lifecycle.fast_path_takes(apps, apps.controller(meta.name), meta, PATH):
+        return None
+    plan = meta.engine_cache.get("one_call_update")
+    if plan is None:
+        plan = meta.engine_cache["one_call_update"] = _build_plan(meta)
     return plan
 
 
-def _build_plan(ctx: Context, meta: Meta) -> UpdatePlan | None:
-    if meta.issingle or meta.istable or meta.is_tree or meta.track_changes or meta.is_submittable:
-        return None
-    if meta.table_fields or meta.fetch_fields or any(f.fieldtype in NEEDS_MORE for f in meta.value_fields):
-        return None  # a save checks every Link again and refreshes what it fetches
-    apps = ctx.site.apps
-    controller = apps.controller(meta.name)
-    if any(apps.hooked(controller, meta.name, event) for event in SAVE_EVENTS):
-        return None
+def _build_plan(meta: Meta) -> UpdatePlan:
     conditions: list[tuple[str, Any]] = []
     for field in meta.value_fields:
         if field.fieldtype in NUMBER_TYPES:
             conditions.append((field.fieldname, {"$type": "number"}))
-        elif not field.reqd:
-            continue
-        elif field.fieldtype in ("JSON", "Text Editor"):  # emptiness is more than blank text: asked in Python
-            return None
-        else:
+        elif field.reqd:
             conditions.append((field.fieldname, FILLED_TEXT))
     settable = {f.fieldname: f for f in meta.value_fields if not (f.read_only or f.set_only_once or f.unique)}
     ignored = frozenset(f.fieldname for f in meta.value_fields if f.read_only)
@@ -120,6 +138,13 @@ def _answer_bound(meta: Meta) -> int | None:
 async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any]) -> Document | None:
     """The update `data` asks for, done in one call: the document as saved, or None when the ordinary
     save must run (it then reads, checks and reports as always)."""
+    if ctx.uow is not None:
+        return await _update(ctx, doctype, name, data, final=ctx.single_operation)
+    async with unit_of_work(ctx):  # its own, as the ordinary save's: the realtime events go out on its commit
+        return await _update(ctx, doctype, name, data, final=True)
+
+
+async def _update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any], *, final: bool) -> Document | None:
     meta = ctx.meta(doctype)
     plan = plan_for(ctx, meta)
     if plan is None or workflow_for(ctx.site.meta, doctype) is not None:
@@ -140,7 +165,6 @@ async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any])
     set_["modified"] = now_str()
     set_["modified_by"] = ctx.user
     unset = [k for k, v in changes.items() if v is None]  # as the ordinary save stores no nulls
-    final = ctx.uow is None or ctx.single_operation
     room = ctx.answer_room() if final else None
     if room is not None and ctx.db.transactional and (plan.answer_bound is None or plan.answer_bound > room):
         # written outside a transaction, the update could not be undone if its answer were refused: it

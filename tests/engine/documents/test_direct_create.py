@@ -11,7 +11,7 @@ import pytest
 
 from engine import exceptions as exc
 from engine.context import Context, unit_of_work
-from engine.documents import direct_create
+from engine.documents import direct_create, lifecycle
 from engine.documents.document import Document
 from engine.methods import client
 from engine.site import Site
@@ -129,7 +129,8 @@ async def test_doctypes_that_need_more_than_their_values_insert_as_before(ctx: C
 
 def test_any_insert_hook_takes_the_ordinary_insert(site: Site, ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
     controller = site.apps.controller(REVIEW)
-    for event in direct_create.INSERT_EVENTS:
+    events = [lifecycle.HOOK_EVENTS[step] for step in lifecycle.INSERT if step in lifecycle.HOOK_EVENTS]
+    for event in [*events, "before_naming"]:
         with monkeypatch.context() as m:
             patch_controller_hook(m, site.apps, controller, event, lambda doc: None)
             assert not direct_create.qualifies(ctx, ctx.meta(REVIEW)), event

@@ -161,8 +161,11 @@ async def test_a_value_a_hook_sets_is_typed_before_the_write(ctx: Context, monke
 async def test_a_save_plans_its_steps_once_and_a_hook_after_the_write_keeps_the_transaction(
         ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
     doc = new_doc(ctx, "Test Customer", customer_name="Planned")
-    plan = lifecycle._plan(doc, lifecycle.INSERT)
-    assert lifecycle._plan(doc, lifecycle.INSERT) is plan  # worked out once per doctype and step list
+    apps, meta = ctx.site.apps, doc.meta
+    plan = lifecycle.plan_for(apps, type(doc), meta, lifecycle.INSERT)
+    assert lifecycle.plan_for(apps, type(doc), meta, lifecycle.INSERT) is plan  # once per doctype and step list
+    # steps with nothing to do for the doctype are left out too: no Link, Password or Version here
+    assert not {lifecycle.check_links, lifecycle.hash_passwords, lifecycle.write_version} & set(plan.steps)
     assert not any(step in lifecycle.HOOK_EVENTS for step in plan.steps)  # no controller, handlers hidden
     assert not plan.hooks_after_write and not plan.naming_hook
     assert lifecycle.persist_insert in plan.steps and lifecycle.set_name in plan.steps
@@ -174,7 +177,7 @@ async def test_a_save_plans_its_steps_once_and_a_hook_after_the_write_keeps_the_
 
     patch_handlers(monkeypatch, ctx.site.apps, lambda real: lambda doctype, event: (
         (after_insert,) if (doctype, event) == ("Test Customer", "after_insert") else real(doctype, event)))
-    hooked = lifecycle._plan(doc, lifecycle.INSERT)
+    hooked = lifecycle.plan_for(apps, type(doc), meta, lifecycle.INSERT)
     assert hooked.hooks_after_write
     assert [lifecycle.HOOK_EVENTS[s] for s in hooked.steps if s in lifecycle.HOOK_EVENTS] == ["after_insert"]
     async with unit_of_work(ctx):
