@@ -1,9 +1,11 @@
-// The `frm` object (server/desk/static/js/form/form.js): values and change events, the dirty mark,
-// what scripts add (cleared on refresh), field properties, who may edit (workflow allow_edit).
+// The form model (server/desk/static/js/form/form.js) and Frappe's `frm` over it (frappe/form.js):
+// values and change events, the dirty mark, what scripts add (cleared on refresh), field properties,
+// who may edit (workflow allow_edit).
 import assert from "node:assert/strict";
 import test from "node:test";
 import { loadBoot } from "../../../server/desk/static/js/boot.js";
 import { Form } from "../../../server/desk/static/js/form/form.js";
+import { FrappeForm } from "../../../server/desk/static/js/frappe/form.js";
 import { clearHandlers, on } from "../../../server/desk/static/js/form/events.js";
 
 const meta = {
@@ -82,7 +84,7 @@ test("refresh clears what scripts added, then runs the refresh handlers", async 
 			frm.add_custom_button("Other", () => null, "More");
 		},
 	});
-	const frm = new Form(meta, { doctype: "Warehouse Violation", name: "WV-1", docstatus: 0 });
+	const frm = new FrappeForm(meta, { doctype: "Warehouse Violation", name: "WV-1", docstatus: 0 });
 	frm.add_custom_button("Stale", () => null);
 	await frm.refresh();
 	assert.deepEqual(frm.custom_buttons.map((b) => [b.label, b.group]), [["Employee Scores", null], ["Other", "More"]]);
@@ -98,7 +100,7 @@ test("refresh clears what scripts added, then runs the refresh handlers", async 
 
 test("field properties, visibility and editability", () => {
 	boot(["Warehouse Manager"]);
-	const frm = new Form(meta, { doctype: "Warehouse Violation", name: "WV-1", docstatus: 0, workflow_state: "Draft" });
+	const frm = new FrappeForm(meta, { doctype: "Warehouse Violation", name: "WV-1", docstatus: 0, workflow_state: "Draft" });
 	const df = (name) => frm.get_docfield(name);
 	assert.equal(frm.is_field_visible(df("employee_name")), false); // read-only and empty: hidden as in Frappe
 	frm.doc.employee_name = "Ada";
@@ -133,4 +135,21 @@ test("who may edit: workflow allow_edit, docstatus, allow_on_submit", () => {
 	const readOnly = new Form({ ...meta, __workflow: null }, { doctype: "Warehouse Violation", name: "WV-5", docstatus: 0 });
 	assert.equal(readOnly.can_edit(), false);
 	assert.equal(readOnly.perm[0].write, 0);
+});
+
+test("the Desk's model alone: what scripts added is state the view reads, cleared by refresh; the scripts' own names are the adapter's", async () => {
+	boot(["Warehouse Manager"]);
+	clearHandlers();
+	const frm = new Form(meta, { doctype: "Warehouse Violation", name: "WV-6", docstatus: 0 });
+	frm.custom_buttons.push({ label: "Stale", handler: null, group: null, type: "default" });
+	frm.dashboard.indicators.push({ label: "Old", color: "gray" });
+	frm.indicator = { label: "Old", color: "gray" };
+	await frm.refresh();
+	assert.deepEqual([frm.custom_buttons, frm.dashboard.indicators, frm.indicator], [[], [], null]);
+	assert.deepEqual(Object.keys(frm.fields_dict), ["employee", "employee_name", "penalty_points", "remarks"]);
+	for (const name of ["add_custom_button", "set_df_property", "set_query", "savesubmit", "call"]) {
+		assert.equal(frm[name], undefined, `${name} is frappe/form.js's`);
+		assert.equal(typeof FrappeForm.prototype[name], "function");
+	}
+	assert.equal(frm.page, undefined);
 });

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import { loadBoot } from "../../../server/desk/static/js/boot.js";
 import { makeDb } from "../../../server/desk/static/js/frappe/db.js";
-import { Form } from "../../../server/desk/static/js/form/form.js";
+import { FrappeForm } from "../../../server/desk/static/js/frappe/form.js";
 import { clearHandlers, on } from "../../../server/desk/static/js/form/events.js";
 import { makeModel } from "../../../server/desk/static/js/frappe/model.js";
 import { cachedMeta, getMeta } from "../../../server/desk/static/js/meta.js";
@@ -100,7 +100,7 @@ test("child tables: add_row, remove_row and child field events with frm, cdt, cd
 		before_thresholds_remove: (frm, cdt, cdn) => seen.push(["before remove", frm.doc.thresholds.length]),
 	});
 	on(parentMeta.name, { thresholds_remove: (frm) => seen.push(["removed", frm.doc.thresholds.length]) });
-	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "Scoring Settings", docstatus: 0, modified: "x",
+	const frm = new FrappeForm(parentMeta, { doctype: parentMeta.name, name: "Scoring Settings", docstatus: 0, modified: "x",
 		thresholds: [{ name: "row-1", level: "Low", min_score: 0, idx: 1 }] });
 	assert.equal(locals[childMeta.name]["row-1"].doctype, childMeta.name, "loaded rows are in locals");
 	const row = await frm.add_row("thresholds", { level: "High" });
@@ -131,7 +131,7 @@ test("frappe.model on the open form fires its events; other documents change in 
 	clearHandlers();
 	const seen = [];
 	on(parentMeta.name, { title: (frm) => seen.push(frm.doc.title) });
-	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "Scoring Settings", docstatus: 0, modified: "x" });
+	const frm = new FrappeForm(parentMeta, { doctype: parentMeta.name, name: "Scoring Settings", docstatus: 0, modified: "x" });
 	const model = makeModel({ db: makeDb(async () => ({ message: { status: "Active" } })), getMeta, cachedMeta, currentForm: () => frm });
 	await model.set_value(parentMeta.name, "Scoring Settings", "title", "T1");
 	assert.deepEqual(seen, ["T1"]);
@@ -150,7 +150,7 @@ test("frappe.model on the open form fires its events; other documents change in 
 test("savesubmit and savecancel hand the action to the view (which runs the events), then the callback", async () => {
 	await loadMetas();
 	const asked = [];
-	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-1", docstatus: 0, modified: "x" }, {
+	const frm = new FrappeForm(parentMeta, { doctype: parentMeta.name, name: "S-1", docstatus: 0, modified: "x" }, {
 		onSave: async (form, action) => {
 			asked.push(action);
 			return action === "Submit";
@@ -163,7 +163,7 @@ test("savesubmit and savecancel hand the action to the view (which runs the even
 	assert.equal(await frm._viewAction("Cancel", (r) => (answered = r)), false);
 	assert.equal(answered, null, "no callback when it failed");
 	assert.deepEqual(asked, ["Submit", "Cancel"]);
-	const failing = new Form(parentMeta, { doctype: parentMeta.name, name: "S-2", docstatus: 0, modified: "x" }, {
+	const failing = new FrappeForm(parentMeta, { doctype: parentMeta.name, name: "S-2", docstatus: 0, modified: "x" }, {
 		onSave: async () => {
 			throw new Error("refused");
 		},
@@ -175,7 +175,7 @@ test("savesubmit and savecancel hand the action to the view (which runs the even
 
 test("set_query on a child table's column; grid.get_field(...).get_query", async () => {
 	await loadMetas();
-	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-2", docstatus: 0, modified: "x" });
+	const frm = new FrappeForm(parentMeta, { doctype: parentMeta.name, name: "S-2", docstatus: 0, modified: "x" });
 	frm.set_query("employee", "thresholds", (doc, cdt, cdn) => ({ filters: { company: doc.title, row: cdn } }));
 	frm.doc.title = "C1";
 	assert.deepEqual(frm.link_query("employee", childMeta.name, "r-1", "thresholds"), { filters: { company: "C1", row: "r-1" } });
@@ -190,7 +190,7 @@ test("set_query on a child table's column; grid.get_field(...).get_query", async
 
 test("frm.page's toolbar pieces, and add_custom_button's chainable answer", async () => {
 	await loadMetas();
-	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-3", docstatus: 0, modified: "x" });
+	const frm = new FrappeForm(parentMeta, { doctype: parentMeta.name, name: "S-3", docstatus: 0, modified: "x" });
 	frm.add_custom_button("Make", () => "made").addClass("btn-primary").css({ color: "red" });
 	assert.deepEqual(frm.custom_buttons.map((b) => [b.label, b.type]), [["Make", "primary"]]);
 	frm.page.set_primary_action("Go", () => "went");
@@ -211,7 +211,7 @@ test("frm.page's toolbar pieces, and add_custom_button's chainable answer", asyn
 
 test("new child rows get random names, as the server gives them", async () => {
 	await loadMetas();
-	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-4", docstatus: 0, modified: "x" });
+	const frm = new FrappeForm(parentMeta, { doctype: parentMeta.name, name: "S-4", docstatus: 0, modified: "x" });
 	const a = frm.add_child("thresholds");
 	const b = frm.add_child("thresholds");
 	assert.match(a.name, /^[0-9a-f]{10}$/);
@@ -229,7 +229,7 @@ test("set_route to a Single's form opens it, not a new document", async () => {
 
 test("disable_form makes every field read-only and stops Save until enable_form", async () => {
 	await loadMetas();
-	const frm = new Form(parentMeta, { doctype: parentMeta.name, name: "S-5", docstatus: 0, modified: "x" });
+	const frm = new FrappeForm(parentMeta, { doctype: parentMeta.name, name: "S-5", docstatus: 0, modified: "x" });
 	const df = frm.get_docfield("title");
 	assert.equal(frm.is_field_editable(df), true);
 	frm.disable_form();
@@ -256,4 +256,37 @@ test("the installed namespace: defaults, get_indicator by the list's rule, the g
 	assert.equal(typeof target.flt, "function");
 	assert.equal(typeof frappe.ui.Dialog, "function");
 	assert.equal(typeof target.fw.ui.open_list, "function");
+});
+
+test("the namespace is an adapter: cur_frm, frappe.validated and the scripts' settings are the Desk's own", async () => {
+	const { installFrappe } = await import("../../../server/desk/static/js/frappe/index.js");
+	const { createForm } = await import("../../../server/desk/static/js/form/create.js");
+	const { currentForm, leaveForm, setCurrentForm } = await import("../../../server/desk/static/js/form/current.js");
+	const { isValidated, setValidated } = await import("../../../server/desk/static/js/form/validation.js");
+	const { listSettingsOf, reportSettingsOf } = await import("../../../server/desk/static/js/script_settings.js");
+	await loadMetas();
+	const target = { frappe: { listview_settings: { Early: { filters: [["status", "=", "Open"]] } } } };
+	const frappe = installFrappe(target);
+	const frm = createForm(parentMeta, { doctype: parentMeta.name, name: "S-6", docstatus: 0, modified: "x" });
+	assert.ok(frm instanceof FrappeForm, "the form view builds Frappe's frm once the namespace is installed");
+	assert.equal(target.cur_frm, null);
+	setCurrentForm(frm);
+	assert.equal(target.cur_frm, frm);
+	leaveForm(frm);
+	assert.equal(target.cur_frm, null);
+	target.cur_frm = frm; // a script may still assign it
+	assert.equal(currentForm(), frm);
+	setCurrentForm(null);
+	setValidated(true);
+	frappe.validated = false;
+	assert.equal(isValidated(), false);
+	assert.equal(frappe.validated, false);
+	setValidated(true);
+	assert.equal(frappe.validated, true);
+	frappe.listview_settings["Scoring Settings"] = { hide_name_column: true };
+	assert.deepEqual(listSettingsOf("Scoring Settings"), { hide_name_column: true });
+	assert.deepEqual(listSettingsOf("Early"), { filters: [["status", "=", "Open"]] }, "settings written before the install are kept");
+	frappe.query_reports = { "Employee Scores": { filters: [] } };
+	assert.deepEqual(reportSettingsOf("Employee Scores"), { filters: [] });
+	assert.equal(frappe.query_reports["Employee Scores"], reportSettingsOf("Employee Scores"));
 });

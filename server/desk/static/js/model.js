@@ -60,6 +60,11 @@ export function selectOptions(df) {
 		.filter((option) => option.trim() !== "");
 }
 
+/** A new child row's name, as random as the server's (it keeps the names rows arrive with). */
+export function rowName() {
+	return Array.from(crypto.getRandomValues(new Uint8Array(5)), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 let counter = 0;
 
 /** A new, unsaved document of `meta` (Frappe's `frappe.model.get_new_doc`): defaults, then `values`

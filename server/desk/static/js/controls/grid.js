@@ -9,7 +9,7 @@
 import { __ } from "../i18n.js";
 import { html } from "../lib/html.js";
 import { cachedMeta } from "../meta.js";
-import { defaultValue, hasValue, storeDoc, NO_VALUE_TYPES } from "../model.js";
+import { defaultValue, hasValue, rowName, storeDoc, NO_VALUE_TYPES } from "../model.js";
 import { rowFieldState } from "../views/form/field_rules.js";
 import { labelOf } from "./base.js";
 import { controlFor, registerControl } from "./registry.js";
@@ -21,13 +21,6 @@ export function gridColumns(childMeta) {
 	const fields = (childMeta.fields || []).filter((df) => df.fieldname && hasValue(df) && !df.hidden);
 	const listed = fields.filter((df) => df.in_list_view);
 	return (listed.length ? listed : fields).slice(0, MAX_COLUMNS);
-}
-
-/** A new row's name: random, like the server's own (the server keeps a name it is given). */
-export function rowName() {
-	const bytes = new Uint8Array(5);
-	crypto.getRandomValues(bytes);
-	return [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
 }
 
 /** A new row of `childMeta` for table `parentfield` of `parent` (defaults filled, idx last). Pure

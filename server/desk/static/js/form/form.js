@@ -1,34 +1,24 @@
-// The `frm` object (Frappe's `frappe.ui.form.Form`): the state of one open form, which the form view
-// (views/form/) renders and the doctype's form scripts drive. It holds the document, whether it
-// changed since it was loaded or saved, the errors shown at fields, what scripts added (custom
-// buttons, the indicator, dashboard indicators, the intro, field property overrides, link queries),
-// and fires the script events (`trigger`). Every change calls `notify()`, which re-renders the view.
+// The Desk's form model: the state of one open form, which the form view (views/form/) renders and
+// the doctype's form scripts drive. It holds the document, whether it changed since it was loaded or
+// saved, the errors shown at fields, what scripts added (buttons, menu items, the indicator, the
+// intro, the dashboard, field property overrides, link queries; cleared by every refresh), and fires
+// the script events (`trigger`, handlers from events.js). Every change calls `notify()`, which
+// re-renders the view.
 //
-// Implemented here: doc, doctype, docname, meta, fields_dict, perm, is_new, is_dirty, dirty,
-// set_value (promise; fires the field's change event), get_field, get_docfield, trigger, refresh,
-// refresh_field, refresh_fields, save, reload_doc, call, add_custom_button, remove_custom_button,
-// clear_custom_buttons, change_custom_button_type (add_custom_button answers a chainable handle),
-// set_intro, page.set_indicator/clear_indicator/set_primary_action/add_inner_button/add_menu_item,
-// set_indicator (fw's alias), dashboard.add_indicator/clear_headline/set_headline, toggle_display,
-// toggle_reqd, toggle_enable, set_df_property, set_query, disable_save, enable_save, disable_form,
-// enable_form, scroll_to_field, has_perm, get_title, get_row; child tables
-// (add_child, clear_table, and for the grid add_row/remove_row/set_child_value, which fire
-// `<table>_add`, `<table>_remove` and the child field's event with `frm, cdt, cdn`); savesubmit and
-// savecancel (confirm, then the view's Submit and Cancel, which run their events).
+// Views and scripts hold the same object, so its methods carry the names of Frappe's `frm`
+// (set_value, is_dirty, trigger, refresh, add_child, ...). What only scripts call (frm.page,
+// frm.call, add_custom_button, set_df_property, savesubmit, ...) is the frappe adapter's
+// (frappe/form.js, a subclass of this one); the view builds its form through create.js.
 //
-// The form view's interface: `new Form(meta, doc, {docinfo, onSave, onReload})`, `subscribe` (render
-// on change); `onSave(frm, action)` runs "Save", "Submit" or "Cancel" with the script events around
-// the server call; the grid calls `add_row`, `remove_row` and `set_child_value`, which fire the
-// child-table events.
-import { call as apiCall, request } from "../api.js";
+// The form view's interface: `createForm(meta, doc, {docinfo, onSave, onReload})`, `subscribe`
+// (render on change); `onSave(frm, action)` runs "Save", "Submit" or "Cancel" with the script events
+// around the server call; the grid calls `add_row`, `remove_row` and `set_child_value`, which fire
+// the child-table events.
 import { boot, hasRight } from "../boot.js";
 import { Emitter } from "../lib/emitter.js";
 import { cachedMeta, getField } from "../meta.js";
-import { STANDARD_FIELDS, TABLE_TYPES, dropDoc, hasValue, isEmpty, newDoc, storeDoc } from "../model.js";
-import { __ } from "../i18n.js";
-import { confirmDialog } from "../ui/confirm.js";
+import { STANDARD_FIELDS, TABLE_TYPES, dropDoc, hasValue, isEmpty, newDoc, rowName, storeDoc } from "../model.js";
 import { hasHandlers, runHandlers } from "./events.js";
-import { rowName } from "../frappe/model.js";
 
 const RIGHTS = ["read", "write", "create", "delete", "submit", "cancel", "amend", "report", "print", "email", "share"];
 
@@ -38,38 +28,6 @@ export function permFor(doctype, docinfo) {
 	const level0 = {};
 	for (const right of RIGHTS) level0[right] = fromDoc && right in fromDoc ? Number(fromDoc[right]) : Number(hasRight(doctype, right));
 	return [level0];
-}
-
-class Dashboard {
-	constructor(frm) {
-		this.frm = frm;
-		this.indicators = [];
-		this.headline = null;
-	}
-
-	add_indicator(label, color) {
-		this.indicators.push({ label: String(label), color: color || "gray" });
-		this.frm.notify();
-	}
-
-	clear_indicators() {
-		this.indicators = [];
-		this.frm.notify();
-	}
-
-	set_headline(text, color) {
-		this.headline = text ? { text: String(text), color: color || "blue" } : null;
-		this.frm.notify();
-	}
-
-	clear_headline() {
-		this.set_headline(null);
-	}
-
-	reset() {
-		this.indicators = [];
-		this.headline = null;
-	}
 }
 
 export class Form {
@@ -83,49 +41,19 @@ export class Form {
 		this.doctype = meta.name;
 		this.events = new Emitter();
 		this.custom_buttons = []; // {label, group, handler, type}
-		this.menu_items = []; // {label, handler}: the form's own Menu (page.add_menu_item)
-		this.action_items = []; // {label, handler}: the form's Actions menu (page.add_action_item)
-		this.indicator = null; // set by page.set_indicator: {label, color}
+		this.menu_items = []; // {label, handler}: the form's own Menu
+		this.action_items = []; // {label, handler}: the form's Actions menu
+		this.indicator = null; // {label, color}
 		this.intro = null; // {text, color}
-		this.df_overrides = {}; // fieldname → {property: value}
-		this.queries = {}; // fieldname → get_query (a function or {filters, query})
+		this.dashboard = { indicators: [], headline: null }; // indicators: [{label, color}], headline: {text, color}
+		this.df_overrides = {}; // fieldname (or table.fieldname) → {property: value}
+		this.queries = {}; // fieldname (or table.fieldname) → get_query (a function or {filters, query})
 		this.errors = {}; // fieldname → message shown at the field
 		this.save_disabled = false;
+		this.form_disabled = false;
 		this.saving = false;
 		this._onSave = onSave;
 		this._onReload = onReload;
-		this.dashboard = new Dashboard(this);
-		// Frappe's `frm.page`: the toolbar's pieces a script may set. A primary action is a primary
-		// custom button (cleared on refresh like the others), menu items a "Menu" group.
-		this.page = {
-			set_indicator: (label, color) => this.set_indicator(label, color),
-			clear_indicator: () => {
-				this.indicator = null;
-				this.notify();
-			},
-			set_primary_action: (label, handler) => {
-				this.custom_buttons = this.custom_buttons.filter((b) => b.type !== "primary");
-				return this.add_custom_button(label, handler).addClass("btn-primary");
-			},
-			clear_primary_action: () => {
-				this.custom_buttons = this.custom_buttons.filter((b) => b.type !== "primary");
-				this.notify();
-			},
-			set_secondary_action: (label, handler) => this.add_custom_button(label, handler),
-			add_inner_button: (label, handler, group) => this.add_custom_button(label, handler, group),
-			remove_inner_button: (label, group) => this.remove_custom_button(label, group),
-			clear_inner_toolbar: () => this.clear_custom_buttons(),
-			add_menu_item: (label, handler) => this._addItem("menu_items", label, handler),
-			add_action_item: (label, handler) => this._addItem("action_items", label, handler),
-			clear_menu: () => {
-				this.menu_items = [];
-				this.notify();
-			},
-			clear_actions_menu: () => {
-				this.action_items = [];
-				this.notify();
-			},
-		};
 		this.load(doc, docinfo);
 	}
 
@@ -145,25 +73,11 @@ export class Form {
 		this.notify();
 	}
 
+	/** Every field of the form by name (`{df, frm}`): what the save's errors are matched against. */
 	_fieldsDict() {
 		const out = {};
 		for (const df of this.meta.fields || []) {
-			if (!df.fieldname) continue;
-			out[df.fieldname] = {
-				df: this.get_docfield(df.fieldname),
-				frm: this,
-				refresh: () => this.refresh_field(df.fieldname),
-			};
-			if (TABLE_TYPES.has(df.fieldtype)) {
-				// what Frappe scripts reach through `frm.fields_dict.items.grid`
-				out[df.fieldname].grid = {
-					get_field: (name) => this._gridField(df.fieldname, name),
-					get_docfield: (name) => this.get_child_docfield(df.fieldname, name),
-					update_docfield_property: (name, property, value) => this.set_df_property(name, property, value, "*", df.fieldname),
-					add_new_row: () => this.add_row(df.fieldname),
-					refresh: () => this.notify(),
-				};
-			}
+			if (df.fieldname) out[df.fieldname] = { df: this.get_docfield(df.fieldname), frm: this };
 		}
 		return out;
 	}
@@ -219,8 +133,14 @@ export class Form {
 		return overrides ? { ...df, ...overrides } : df;
 	}
 
-	get_field(fieldname) {
-		return this.fields_dict[fieldname] || null;
+	/** The DocField of a child table's column with what scripts changed. */
+	get_child_docfield(tableField, fieldname) {
+		const cdt = this.child_doctype(tableField);
+		const childMeta = cachedMeta(cdt);
+		const df = childMeta ? getField(childMeta, fieldname) : null;
+		if (!df) return null;
+		const overrides = this.df_overrides[`${tableField}.${fieldname}`];
+		return overrides ? { ...df, ...overrides } : df;
 	}
 
 	/** Whether the user may change the document now: write (create for a new one), a draft, and
@@ -303,6 +223,15 @@ export class Form {
 		this.notify();
 	}
 
+	/** The search arguments of a Link field ({filters, query}) from `set_query`, or {}; for a child
+	 * table's column pass the table field, `cdt` and `cdn` (`set_query(field, table, fn)` wins there). */
+	link_query(fieldname, cdt, cdn, tableField) {
+		const entry = (tableField && this.queries[`${tableField}.${fieldname}`]) || this.queries[fieldname];
+		if (!entry) return {};
+		const value = typeof entry === "function" ? entry(this.doc, cdt || this.doctype, cdn || this.docname) : entry;
+		return value && typeof value === "object" ? value : {};
+	}
+
 	// -- events ----------------------------------------------------------------------------------
 
 	/** Run the form scripts' handlers of `event` (for a child doctype's event, pass `cdt`, `cdn`). */
@@ -322,19 +251,10 @@ export class Form {
 		this.action_items = [];
 		this.indicator = null;
 		this.intro = null;
-		this.dashboard.reset();
+		this.dashboard.indicators = [];
+		this.dashboard.headline = null;
 		this.fields_dict = this._fieldsDict();
 		await this.trigger("refresh");
-	}
-
-	refresh_field(fieldname) {
-		if (this.fields_dict[fieldname]) this.fields_dict[fieldname].df = this.get_docfield(fieldname);
-		this.notify();
-	}
-
-	refresh_fields() {
-		this.fields_dict = this._fieldsDict();
-		this.notify();
 	}
 
 	// -- actions ---------------------------------------------------------------------------------
@@ -348,54 +268,6 @@ export class Form {
 	/** Load the stored document again (unsaved changes are dropped). */
 	async reload_doc() {
 		if (this._onReload) await this._onReload(this);
-	}
-
-	/** Frappe's `frm.call(method, args)`: a whitelisted method of the document's controller or,
-	 * with a dotted path, a module function. Resolves to `{message, docs}` as Frappe's does. */
-	async call(method, args = {}, callback) {
-		const options = typeof method === "object" ? method : { method, args, callback };
-		const path = String(options.method);
-		let body;
-		if (path.includes(".")) {
-			body = await apiCall(path, { ...(options.args || {}) });
-		} else {
-			const enc = encodeURIComponent;
-			const reply = await request("POST", `/api/v2/document/${enc(this.doctype)}/${enc(this.docname)}/method/${enc(path)}`, {
-				body: options.args || {},
-			});
-			body = { message: reply ? reply.data : undefined, docs: reply ? reply.docs : undefined };
-		}
-		if (body && Array.isArray(body.docs) && body.docs[0] && body.docs[0].name === this.docname) {
-			this.load({ ...body.docs[0] }, this.docinfo);
-		}
-		if (typeof options.callback === "function") options.callback(body);
-		return body;
-	}
-
-	/** Frappe's `frm.savesubmit()`: asks to confirm, then the view's Submit (`onSave(frm, "Submit")`:
-	 * `validate`, `before_submit`, the server, `on_submit`, `refresh`). Resolves to whether it worked. */
-	async savesubmit(_button, callback, onError) {
-		if (!(await confirmDialog(__("Permanently Submit {0}?", [this.docname]), { title: __("Submit") }))) return false;
-		return this._viewAction("Submit", callback, onError);
-	}
-
-	/** Frappe's `frm.savecancel()`: asks to confirm, then the view's Cancel (`before_cancel`, the
-	 * server, `after_cancel`, `refresh`). */
-	async savecancel(_button, callback, onError) {
-		if (!(await confirmDialog(__("Permanently Cancel {0}?", [this.docname]), { title: __("Cancel") }))) return false;
-		return this._viewAction("Cancel", callback, onError);
-	}
-
-	async _viewAction(action, callback, onError) {
-		let done = false;
-		try {
-			done = await this.save(action);
-		} catch (error) {
-			if (typeof onError === "function") onError(error);
-			throw error;
-		}
-		if (done && typeof callback === "function") callback({ message: this.doc });
-		return done;
 	}
 
 	// -- child tables ----------------------------------------------------------------------------
@@ -490,195 +362,5 @@ export class Form {
 			if (row) return row;
 		}
 		return null;
-	}
-
-	has_perm(right, level = 0) {
-		return Boolean(this.perm[level] && this.perm[level][right]);
-	}
-
-	get_title() {
-		const field = this.meta.title_field;
-		const value = field ? this.doc[field] : null;
-		return value === undefined || value === null || value === "" ? this.docname : String(value);
-	}
-
-	// -- what scripts add to the page ------------------------------------------------------------
-
-	/** A button in the form's toolbar (in a menu named `group`); cleared on every refresh. */
-	add_custom_button(label, handler, group) {
-		const button = { label: String(label), handler, group: group ? String(group) : null, type: "default" };
-		this.remove_custom_button(label, group);
-		this.custom_buttons.push(button);
-		this.notify();
-		return this._buttonHandle(button);
-	}
-
-	/** An entry of the form's own Menu or Actions menu (cleared on every refresh, like buttons). */
-	_addItem(list, label, handler) {
-		const item = { label: String(label), handler };
-		this[list] = [...this[list].filter((i) => i.label !== item.label), item];
-		this.notify();
-		return item;
-	}
-
-	/** What `add_custom_button` returns: Frappe returns the jQuery button, and scripts chain on it
-	 * (`.addClass("btn-primary")`, `.css(...)`); the class names that mean a button type change it,
-	 * the rest is accepted and ignored. */
-	_buttonHandle(button) {
-		const frm = this;
-		const setType = (classes, on) => {
-			for (const cls of String(classes || "").split(/\s+/)) {
-				const type = { "btn-primary": "primary", "btn-danger": "danger" }[cls];
-				if (type) button.type = on ? type : "default";
-			}
-			frm.notify();
-			return handle;
-		};
-		const handle = Object.assign(button, {
-			addClass: (classes) => setType(classes, true),
-			removeClass: (classes) => setType(classes, false),
-			toggleClass: (classes, on) => setType(classes, on),
-			css: () => handle,
-			attr: () => handle,
-			prop: () => handle,
-			on: () => handle,
-			show: () => handle,
-			hide: () => {
-				frm.remove_custom_button(button.label, button.group);
-				return handle;
-			},
-		});
-		return handle;
-	}
-
-	remove_custom_button(label, group) {
-		const name = String(label);
-		const before = this.custom_buttons.length;
-		this.custom_buttons = this.custom_buttons.filter((b) => !(b.label === name && (b.group || null) === (group ? String(group) : null)));
-		if (this.custom_buttons.length !== before) this.notify();
-	}
-
-	clear_custom_buttons() {
-		this.custom_buttons = [];
-		this.notify();
-	}
-
-	change_custom_button_type(label, group, type) {
-		const button = this.custom_buttons.find((b) => b.label === String(label) && (b.group || null) === (group ? String(group) : null));
-		if (button) {
-			button.type = type;
-			this.notify();
-		}
-	}
-
-	/** The form's indicator pill (Frappe's `frm.page.set_indicator`); fw scripts call it on `frm`. */
-	set_indicator(label, color) {
-		this.indicator = label ? { label: String(label), color: color || "gray" } : null;
-		this.notify();
-	}
-
-	set_intro(text, color) {
-		this.intro = text ? { text: String(text), color: color || "blue" } : null;
-		this.notify();
-	}
-
-	/** Frappe's `set_df_property(field, property, value)`; with `docname` and `table_field`, the
-	 * property of a child table's column (every row: the grid reads `get_child_docfield`). */
-	set_df_property(fieldname, property, value, docname, tableField) {
-		const names = Array.isArray(fieldname) ? fieldname : [fieldname];
-		for (const name of names) {
-			const key = docname && tableField ? `${tableField}.${name}` : name;
-			this.df_overrides[key] = { ...(this.df_overrides[key] || {}), [property]: value };
-		}
-		this.refresh_fields();
-	}
-
-	/** `frm.fields_dict[table].grid.get_field(name)`: setting its `get_query` is `set_query(name, table, fn)`. */
-	_gridField(tableField, fieldname) {
-		const frm = this;
-		const key = `${tableField}.${fieldname}`;
-		return {
-			df: frm.get_child_docfield(tableField, fieldname),
-			get get_query() {
-				return frm.queries[key] || null;
-			},
-			set get_query(query) {
-				frm.queries[key] = query;
-			},
-		};
-	}
-
-	/** The DocField of a child table's column with what scripts changed. */
-	get_child_docfield(tableField, fieldname) {
-		const cdt = this.child_doctype(tableField);
-		const childMeta = cachedMeta(cdt);
-		const df = childMeta ? getField(childMeta, fieldname) : null;
-		if (!df) return null;
-		const overrides = this.df_overrides[`${tableField}.${fieldname}`];
-		return overrides ? { ...df, ...overrides } : df;
-	}
-
-	toggle_display(fieldname, show) {
-		this.set_df_property(fieldname, "hidden", show ? 0 : 1);
-	}
-
-	toggle_reqd(fieldname, mandatory) {
-		this.set_df_property(fieldname, "reqd", mandatory ? 1 : 0);
-	}
-
-	toggle_enable(fieldname, enable) {
-		this.set_df_property(fieldname, "read_only", enable ? 0 : 1);
-	}
-
-	/** The query of a Link field's search: a function `(doc, cdt, cdn) => ({filters, query})` or that object. */
-	set_query(fieldname, childTable, query) {
-		if (typeof childTable === "function" || (childTable && typeof childTable === "object")) {
-			this.queries[fieldname] = childTable;
-		} else {
-			this.queries[`${childTable}.${fieldname}`] = query;
-		}
-	}
-
-	/** The search arguments of a Link field ({filters, query}) from `set_query`, or {}; for a child
-	 * table's column pass the table field, `cdt` and `cdn` (`set_query(field, table, fn)` wins there). */
-	link_query(fieldname, cdt, cdn, tableField) {
-		const entry = (tableField && this.queries[`${tableField}.${fieldname}`]) || this.queries[fieldname];
-		if (!entry) return {};
-		const value = typeof entry === "function" ? entry(this.doc, cdt || this.doctype, cdn || this.docname) : entry;
-		return value && typeof value === "object" ? value : {};
-	}
-
-	/** Frappe's `frm.disable_form()`: every field read-only and no Save, until `enable_form()`. */
-	disable_form() {
-		this.form_disabled = true;
-		this.disable_save();
-	}
-
-	enable_form() {
-		this.form_disabled = false;
-		this.enable_save();
-	}
-
-	/** Move the focus to a field's input (Frappe scrolls to it). */
-	scroll_to_field(fieldname) {
-		if (typeof document === "undefined") return false;
-		const element = document.getElementById(`field-${fieldname}`);
-		if (!element) return false;
-		element.scrollIntoView({ block: "center" });
-		element.focus();
-		return true;
-	}
-
-	/** Frappe's currency labels: the Desk shows no currency in labels; kept for scripts that call it. */
-	set_currency_labels() {}
-
-	disable_save() {
-		this.save_disabled = true;
-		this.notify();
-	}
-
-	enable_save() {
-		this.save_disabled = false;
-		this.notify();
 	}
 }

@@ -1,8 +1,12 @@
 // The global `frappe` namespace form scripts are written against (desk.md §5), plus `__`, `locals`,
 // `cur_frm`, `flt`/`cint`/`cstr` and fw's own aliases (`fw.ui.form`, `fw.ui.open_list`). main.js
-// installs it before any app script runs. Each part lives in its own module of js/frappe/: `db.js`
-// (frappe.db), `model.js` (frappe.model), `datetime.js`, `utils.js` (frappe.utils, frappe.format),
-// `dialog.js` (frappe.ui.Dialog, frappe.prompt), the form model and its events are js/form/ (`form.js`, `events.js`).
+// installs it before any app script runs. It is an adapter: Frappe's names over the Desk's own
+// modules, which never read it (tests/desk/test_frappe_adapter.py). The form model is js/form/
+// (`frappe.ui.form.on` is form/events.js's `on`, `cur_frm` form/current.js, `frappe.validated`
+// form/validation.js); `frappe.listview_settings` and `frappe.query_reports` are script_settings.js's.
+// Each Frappe API lives in its own module of js/frappe/: `form.js` (frm's script-only names),
+// `db.js` (frappe.db), `model.js` (frappe.model), `datetime.js`, `utils.js` (frappe.utils,
+// frappe.format), `dialog.js` (frappe.ui.Dialog, frappe.prompt).
 import { call as apiCall, request } from "../api.js";
 import { boot, doctypeInfo, hasRole, slug } from "../boot.js";
 import { __ } from "../i18n.js";
@@ -14,11 +18,15 @@ import { getRoute, setRoute, setRouteOptions, takeRouteOptions } from "../router
 import { confirmDialog, msgprint } from "../ui/confirm.js";
 import { showToast } from "../ui/layers.js";
 import { showError } from "../ui/messages.js";
+import { setFormClass } from "../form/create.js";
+import { currentForm, setCurrentForm } from "../form/current.js";
+import { on } from "../form/events.js";
+import { setValidated, validatedValue } from "../form/validation.js";
+import { listviewSettings, queryReports } from "../script_settings.js";
 import { datetime } from "./datetime.js";
 import { makeDb } from "./db.js";
 import { Dialog, prompt } from "./dialog.js";
-import { Form } from "../form/form.js";
-import { on } from "../form/events.js";
+import { FrappeForm } from "./form.js";
 import { makeModel } from "./model.js";
 import { cint, cstr, flt, format, utils } from "./utils.js";
 
@@ -83,11 +91,26 @@ export function throwMessage(message, title) {
 
 /** Frappe's `frappe.get_indicator(doc, doctype)`: [label, colour, filter] by the Desk's one rule
  * (indicators.js, as the list shows it), or undefined. */
-export function getIndicator(doc, doctype, listviewSettings = {}) {
+export function getIndicator(doc, doctype, settings = listviewSettings) {
 	const dt = doctype || (doc && doc.doctype);
 	const meta = cachedMeta(dt) || { name: dt, fields: [] };
-	const found = docIndicator(doc, meta, listviewSettings[dt] || {});
+	const found = docIndicator(doc, meta, settings[dt] || {});
 	return found ? [found.label, found.color, found.filter] : undefined;
+}
+
+/** `owner[name]` is the Desk's own registry object: entries a script adds land there, and a script
+ * that assigns a whole object adds its entries (as do entries set before the install). */
+function exposeRegistry(owner, name, registry) {
+	const before = owner[name];
+	Object.defineProperty(owner, name, {
+		configurable: true,
+		enumerable: true,
+		get: () => registry,
+		set: (value) => {
+			if (value && typeof value === "object" && value !== registry) Object.assign(registry, value);
+		},
+	});
+	if (before && typeof before === "object" && before !== registry) Object.assign(registry, before);
 }
 
 export function installFrappe(target = window) {
@@ -102,7 +125,7 @@ export function installFrappe(target = window) {
 		}
 	};
 	const db = makeDb(call);
-	const model = makeModel({ db, getMeta, cachedMeta, currentForm: () => target.cur_frm || null, user: () => boot.user, doctypeInfo });
+	const model = makeModel({ db, getMeta, cachedMeta, currentForm, user: () => boot.user, doctypeInfo });
 	Object.assign(frappe, {
 		boot,
 		provide: (path) => provide(target, path),
@@ -117,7 +140,6 @@ export function installFrappe(target = window) {
 		call: frappeCall,
 		xcall: async (method, args) => (await frappeCall({ method, args })).message,
 		request,
-		validated: true,
 		msgprint: (message, title) => {
 			const opts = message && typeof message === "object" ? message : { message, title };
 			const handle = msgprint(opts.message, { title: opts.title, indicator: opts.indicator });
@@ -136,8 +158,6 @@ export function installFrappe(target = window) {
 			}),
 		set_route: (...args) => setRoute(...singleFormRoute(args)),
 		get_route: () => getRoute(),
-		listview_settings: frappe.listview_settings || {},
-		query_reports: frappe.query_reports || {},
 		realtime: { on: realtime.on, off: realtime.off },
 		db,
 		model,
@@ -146,7 +166,7 @@ export function installFrappe(target = window) {
 		format,
 		format_value: format,
 		prompt,
-		get_indicator: (doc, doctype) => getIndicator(doc, doctype, frappe.listview_settings),
+		get_indicator: (doc, doctype) => getIndicator(doc, doctype),
 		get_meta: (doctype) => cachedMeta(doctype),
 		// Frappe's defaults: the user's (when the boot carries them), else the system's
 		defaults: {
@@ -192,6 +212,10 @@ export function installFrappe(target = window) {
 		},
 		after_ajax: (fn) => Promise.resolve().then(() => typeof fn === "function" && fn()),
 	});
+	exposeRegistry(frappe, "listview_settings", listviewSettings);
+	exposeRegistry(frappe, "query_reports", queryReports);
+	// a script stops a save with `frappe.validated = false` (views/form/save.js asks form/validation.js)
+	Object.defineProperty(frappe, "validated", { configurable: true, enumerable: true, get: validatedValue, set: setValidated });
 	Object.defineProperty(frappe, "route_options", {
 		configurable: true,
 		get: () => {
@@ -204,7 +228,8 @@ export function installFrappe(target = window) {
 	const ui = provide(frappe, "ui");
 	const form = provide(ui, "form");
 	form.on = on;
-	form.Form = Form;
+	form.Form = FrappeForm;
+	setFormClass(FrappeForm); // the form view's frm is Frappe's
 	ui.Dialog = Dialog;
 	ui.form.States = ui.form.States || {};
 	target.frappe = frappe;
@@ -213,7 +238,7 @@ export function installFrappe(target = window) {
 	target.flt = flt;
 	target.cint = cint;
 	target.cstr = cstr;
-	if (!("cur_frm" in target)) target.cur_frm = null;
+	Object.defineProperty(target, "cur_frm", { configurable: true, enumerable: true, get: currentForm, set: setCurrentForm });
 	// fw's own names (the reference app's first form script used them)
 	const fw = target.fw && typeof target.fw === "object" ? target.fw : {};
 	fw.ui = { ...(fw.ui || {}), form: (doctype, handlers) => on(doctype, handlers), open_list: (doctype, filters) => setRoute("List", doctype, filters) };

@@ -3,12 +3,7 @@
 // (`frappe.db`). `makeModel({db, getMeta, cachedMeta, currentForm})` takes what it needs, so
 // `node --test` covers it with fakes. `doctypeInfo(doctype)` is the boot's summary of a doctype whose
 // meta is not loaded.
-import { locals, newDoc } from "../model.js";
-
-/** A new child row's name, as random as the server's (it keeps the names rows arrive with). */
-export function rowName() {
-	return Array.from(crypto.getRandomValues(new Uint8Array(5)), (b) => b.toString(16).padStart(2, "0")).join("");
-}
+import { locals, newDoc, rowName } from "../model.js";
 
 export function makeModel({ db, getMeta, cachedMeta, currentForm, user = () => null, doctypeInfo = () => null }) {
 	/** The open form showing `doctype`/`name` (the document itself or one of its child rows). */

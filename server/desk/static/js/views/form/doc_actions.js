@@ -6,7 +6,7 @@
 import { call, deleteDoc, wireDoc } from "../../api.js";
 import { slug } from "../../boot.js";
 import { __ } from "../../i18n.js";
-import { newDoc, NO_VALUE_TYPES, STANDARD_FIELDS } from "../../model.js";
+import { newDoc, NO_VALUE_TYPES, rowName, STANDARD_FIELDS } from "../../model.js";
 import { cachedMeta } from "../../meta.js";
 import { formUrl, listUrl, newFormUrl } from "../../routes.js";
 import { navigate } from "../../router.js";
@@ -16,7 +16,6 @@ import { showError } from "../../ui/messages.js";
 import { checkMandatory, flushTyping, runScripts, showSaveError } from "./save.js";
 import { applyWorkflow } from "./workflow.js";
 import { putDraft } from "./drafts.js";
-import { rowName } from "../../controls/grid.js";
 
 /** What the view passes the actions: `refresh(frm)` after the document changed. */
 async function after(frm, events, refresh) {

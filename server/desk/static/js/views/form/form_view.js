@@ -22,7 +22,8 @@ import { showToast } from "../../ui/layers.js";
 import { Menu } from "../../ui/menu.js";
 import { showError } from "../../ui/messages.js";
 import { NotFound, NotPermitted, Page } from "../../ui/page.js";
-import { Form } from "../../form/form.js";
+import { createForm } from "../../form/create.js";
+import { leaveForm, setCurrentForm } from "../../form/current.js";
 import { offeredActions } from "./actions.js";
 import { amendDoc, cancelDoc, deleteForm, duplicateDoc, newForm, reloadForm, submitDoc, workflowAction } from "./doc_actions.js";
 import { useDocWatch } from "./doc_watch.js";
@@ -80,8 +81,8 @@ export default function FormView({ route }) {
 				({ doc, docinfo } = await getDoc(route.doctype, route.name));
 			}
 			const restored = restoreStash(doc);
-			const frm = new Form(meta, doc, { docinfo, onSave: (form, action) => runAction(form, action), onReload: reload });
-			window.cur_frm = frm;
+			const frm = createForm(meta, doc, { docinfo, onSave: (form, action) => runAction(form, action), onReload: reload });
+			setCurrentForm(frm);
 			await runEvent(frm, "setup");
 			await runEvent(frm, "onload");
 			await runEvent(frm, "refresh");
@@ -211,7 +212,7 @@ function FormPage({ frm }) {
 			window.removeEventListener("beforeunload", onUnload);
 			removeGuard();
 			stopExpired();
-			if (window.cur_frm === frm) window.cur_frm = null;
+			leaveForm(frm);
 		};
 	}, [frm]);
 

@@ -4,6 +4,7 @@
 // message at the field it names (or in a dialog); a success takes the saved document, runs
 // `after_save` and `refresh`, and says so in a toast.
 import { saveDoc } from "../../api.js";
+import { isValidated, setValidated } from "../../form/validation.js";
 import { __ } from "../../i18n.js";
 import { isEmpty, hasValue } from "../../model.js";
 import { showToast } from "../../ui/layers.js";
@@ -94,12 +95,11 @@ export function focusFirstError(frm) {
 
 /** Run the scripts' events in order; false when one stopped the action (a throw or `frappe.validated = false`). */
 export async function runScripts(frm, events) {
-	const frappe = window.frappe || {};
-	frappe.validated = true;
+	setValidated(true);
 	try {
 		for (const event of events) {
 			await frm.trigger(event);
-			if (frappe.validated === false) return false;
+			if (!isValidated()) return false;
 		}
 	} catch (error) {
 		console.error(error);

@@ -16,6 +16,7 @@ import { html, useEffect, useMemo, useRef, useState } from "../../lib/html.js";
 import { getMeta, loadListScript } from "../../meta.js";
 import { newFormUrl, searchFromFilters } from "../../routes.js";
 import { navigate, replaceSearch, setRouteOptions, takeRouteOptions } from "../../router.js";
+import { listSettingsOf } from "../../script_settings.js";
 import { showError } from "../../ui/messages.js";
 import { Page } from "../../ui/page.js";
 import { getUserSettings, listPatch, listState, saveUserSettings } from "../../user_settings.js";
@@ -28,11 +29,6 @@ import { ListTable } from "./list_table.js";
 import { useListUpdates } from "./live.js";
 
 export const PAGE_SIZES = [20, 100, 500];
-
-function listSettings(doctype) {
-	const all = (window.frappe && window.frappe.listview_settings) || {};
-	return all[doctype] || {};
-}
 
 /** The filters a list opens with: the URL's and the route options'; without any, the user's last
  * filters (`saved`, when there are some remembered), else the list script's default `filters`
@@ -81,7 +77,7 @@ function validSort(meta, sort, chosen) {
 
 function List({ meta, route, saved }) {
 	const doctype = meta.name;
-	const settings = listSettings(doctype);
+	const settings = listSettingsOf(doctype);
 	const [filters, setFilters] = useState(() => initialFilters(route, takeRouteOptions(), settings, saved.filters));
 	const [chosen, setChosen] = useState(() => saved.columns || null); // the user's columns (null: the doctype's)
 	const [sort, setSort] = useState(() => validSort(meta, saved.sort, saved.columns) || defaultSort(meta));

@@ -8,6 +8,7 @@ import { __, addMessages } from "../../i18n.js";
 import { html, useEffect, useMemo, useRef, useState } from "../../lib/html.js";
 import { loadScript } from "../../meta.js";
 import { replaceSearch } from "../../router.js";
+import { reportSettingsOf } from "../../script_settings.js";
 import { showError } from "../../ui/messages.js";
 import { Page } from "../../ui/page.js";
 import { ReportChart } from "./chart.js";
@@ -18,11 +19,6 @@ import {
 import { ReportSummary } from "./summary.js";
 import { ReportTable } from "./table.js";
 import { XLSX_TYPE, toXlsx } from "./xlsx.js";
-
-function scriptSettings(name) {
-	const all = (window.frappe && window.frappe.query_reports) || {};
-	return all[name] || {};
-}
 
 async function loadDefinition(name) {
 	const body = await call("fw.desk.query_report.get_script", { report_name: name }, { httpMethod: "GET" });
@@ -61,7 +57,7 @@ function searchOf(values) {
 }
 
 function Report({ name, title, definition }) {
-	const settings = scriptSettings(name);
+	const settings = reportSettingsOf(name);
 	const filters = useMemo(() => mergeFilters(definition.filters, settings.filters), [definition]);
 	const [values, setValues] = useState(() => initialValues(filters, location.search));
 	const [state, setState] = useState({ data: null, loading: false, error: null });
