@@ -1,7 +1,8 @@
 """`@whitelist`: the registry of functions callable over `/api/method/<dotted.path>`.
 
 Functions register at import time under `module.function` (or an explicit `path`). A request's
-method path is looked up here and never imported. After `freeze()` registration raises.
+method path is looked up here and never imported. After `freeze()` registration raises. Which entry
+a request reaches, and the checks on it (Guest, HTTP method), are engine/methods/dispatch.py's.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def whitelist(fn: F | None = None, *, allow_guest: bool = False, methods: list[s
                            frozenset(m.upper() for m in methods) if methods else DEFAULT_METHODS)
         # (ignore: a marker attribute on the user's function object, which mypy types as a plain callable)
         func._fw_whitelisted = info  # type: ignore[attr-defined]
-        if "." in func.__qualname__ and path is None:  # a method of a class: reached via run_method
+        if "." in func.__qualname__ and path is None:  # a method of a class: reached through its controller
             return func
         if _frozen:
             raise exc.ConfigurationError(

@@ -12,7 +12,8 @@ matches itself.
 
 `query` names a whitelisted function that answers instead (Frappe's custom link queries, set with
 `frm.set_query`): it is called with `doctype, txt, searchfield, start, page_len, filters` and returns
-rows (`[name, description...]`) or dicts with `value`/`name`.
+rows (`[name, description...]`) or dicts with `value`/`name`. It is resolved as `/api/method` resolves
+a path (engine/methods/dispatch.py), so a Guest reaches only one that allows guests.
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from typing import Any
 from typing_extensions import TypedDict  # (pydantic describes only this one in the OpenAPI before 3.12)
 
 from engine import exceptions as exc
-from engine import permissions, whitelisted
+from engine import permissions
 from engine.callables import call_with_supported
 from engine.context import Context
 from engine.meta.schema import Meta
+from engine.methods import dispatch
 from engine.methods.args import json_arg
 from engine.query import listing
 from engine.translation import _
@@ -149,13 +151,7 @@ def _suggestion(meta: Meta, fields: list[str], row: dict[str, Any]) -> LinkResul
 
 async def _custom_query(ctx: Context, path: str, doctype: str, txt: str, searchfield: str | None, page_length: int,
                         filters: Any) -> Any:
-    if ctx.site.settings.frappe_aliases and path.startswith("frappe."):
-        path = "fw." + path[len("frappe."):]
-    path = ctx.site.apps.override_whitelisted_methods.get(path, path)
-    info = whitelisted.lookup(path)
-    if info is None:
-        raise exc.PermissionError(_("You are not permitted to access this resource: function {0} is not whitelisted",
-                                    path[:200]))
+    info = dispatch.resolve(ctx, path)  # whitelisted, and allowing guests when a Guest asks
     result = call_with_supported(info.fn, doctype=doctype, txt=txt, searchfield=searchfield or "name", start=0,
                                  page_len=page_length, filters=filters, ctx=ctx)
     if inspect.isawaitable(result):

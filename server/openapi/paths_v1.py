@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from engine import whitelisted
 from engine.documents.document import Document
 from engine.meta.schema import Meta
+from engine.methods import dispatch
 from server.openapi.doctypes import TEXT, component_name, ref
 from server.openapi.operations import (
     SECURITY,
@@ -76,20 +77,6 @@ def list_parameters() -> list[dict[str, Any]]:
 
 
 
-def document_methods(controller: type, submittable: bool) -> list[tuple[str, Any, whitelisted.Whitelisted]]:
-    """(name, function, whitelist entry) of a controller's whitelisted methods (`submit` and `cancel`
-    only on a submittable doctype)."""
-    out = []
-    for attr in sorted(dir(controller)):
-        if attr.startswith("_") or (attr in ("submit", "cancel") and not submittable):
-            continue
-        fn = inspect.getattr_static(controller, attr, None)
-        info = whitelisted.method_info(fn)
-        if info is not None:
-            out.append((attr, fn, info))
-    return out
-
-
 def method_return(fn: Any, schemas: Schemas, doc_schema: dict[str, Any]) -> tuple[dict[str, Any], bool]:
     """(schema of a document method's result, whether it is always present); a returned Document
     is `doc_schema`."""
@@ -104,7 +91,7 @@ def _run_method_body(controller: type, schemas: Schemas, submittable: bool,
     """(request body, schema of `data`) for `run_method` on a controller's whitelisted methods."""
     variants = []
     returns = []
-    for attr, fn, info in document_methods(controller, submittable):
+    for attr, fn, info in dispatch.document_methods(controller, submittable):
         if "POST" not in info.methods:
             continue
         params, _var_kw = signature_params(fn, bound=True)  # (arguments it does not take are ignored)

@@ -8,20 +8,19 @@ from typing import TYPE_CHECKING, Any
 
 from engine import whitelisted
 from engine.meta.schema import Meta
+from engine.methods import dispatch
 from server.openapi.doctypes import TEXT, component_name, ref, with_null
 from server.openapi.operations import V2_MESSAGES, V2_SUFFIX, envelope_v2, make_operation
 from server.openapi.paths_v1 import (
     EXPAND_LINKS_PARAM,
     EXPAND_PARAM,
     call_operations,
-    document_methods,
     list_parameters,
     method_path,
     method_return,
     session_paths,
 )
 from server.openapi.signatures import Schemas
-from server.routes.v2 import doctype_modules
 
 if TYPE_CHECKING:
     from engine.site import Site
@@ -98,7 +97,7 @@ def v2_document_paths(meta: Meta, site: Site, schemas: Schemas) -> dict[str, Any
                       parameters=_v2_list_parameters()[1:3]),
         },
     }
-    for attr, fn, info in document_methods(site.apps.controller(doctype), meta.is_submittable):
+    for attr, fn, info in dispatch.document_methods(site.apps.controller(doctype), meta.is_submittable):
         ret, always = method_return(fn, schemas, full)
         ok = envelope_v2(ret, required=always, docs={"type": "array", "items": full, "minItems": 1, "maxItems": 1})
         methods = [m for m in ("GET", "POST") if m in info.methods]
@@ -121,7 +120,7 @@ def v2_method_paths(site: Site, schemas: Schemas) -> dict[str, Any]:
             served[path] = info
     paths = {f"/api/v2/method/{path}": method_path(info, schemas, path, v2=True) for path, info in served.items()}
     for doctype in site.meta.names():
-        for module in doctype_modules(site, doctype):
+        for module in dispatch.doctype_modules(site, doctype):
             for path, info in served.items():
                 owner, _dot, fn_name = path.rpartition(".")
                 if owner == module and fn_name.isidentifier():

@@ -12,10 +12,8 @@ from pydantic import TypeAdapter
 from pydantic.json_schema import JsonSchemaMode
 
 from engine.documents.document import Document
+from engine.methods import dispatch
 from server.openapi.doctypes import TEXT
-
-RESERVED_PARAMS = frozenset({"ctx", "self", "ignore_permissions", "flags"})
-
 
 # -- python signatures -----------------------------------------------------------------------------
 
@@ -65,7 +63,7 @@ def signature_params(fn: Any, *, bound: bool = False) -> tuple[list[tuple[str, A
         if p.kind is p.VAR_KEYWORD:
             var_kw = True
             continue
-        if p.kind is p.VAR_POSITIONAL or p.name in RESERVED_PARAMS:
+        if p.kind is p.VAR_POSITIONAL or p.name in dispatch.RESERVED:
             continue
         out.append((p.name, hints.get(p.name, Any), p.default is p.empty, p.default))
     return out, var_kw
@@ -112,7 +110,7 @@ def _fits(schema: dict[str, Any], value: Any) -> bool:
     return any(isinstance(value, JSON_TYPES.get(name, ())) for name in names)
 
 
-# What pydantic's lax validation (`TypeAdapter.validate_python`, server/routes/method.py) takes besides
+# What pydantic's lax validation (`TypeAdapter.validate_python`, engine/methods/dispatch.py) takes besides
 # the JSON type: an int or a float also from a bool or its text (underscores, blanks around), a bool
 # also from 0/1 or words such as "yes"/"off"; so a request schema describes every argument accepted.
 LAX_INT = r"^\s*[+-]?[0-9][0-9_]*(\.0*)?\s*$"

@@ -1,109 +1,28 @@
 """`/api/method/<dotted.path>`: whitelisted functions, looked up in the registry, never imported.
 
-Type-annotated parameters are validated and coerced with pydantic (a failure is a 417 naming the
-argument); unknown arguments are dropped unless the function takes `**kwargs`; a parameter named
-`ctx` receives the request's Context.
+Which function a path reaches, who may call it with which HTTP method, and how its arguments are
+validated is engine/methods/dispatch.py's to decide; this route reads the request and renders the
+result (a returned Document as the fields the caller may read, without nulls).
 """
 
 from __future__ import annotations
 
-import inspect
-import typing
-from functools import lru_cache
 from typing import Any
 
 import orjson
-from pydantic import TypeAdapter
-from pydantic import ValidationError as PydanticValidationError
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engine import exceptions as exc
-from engine import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
-from engine.methods import client
-from engine.translation import _
+from engine.methods import client, dispatch
 from server.allow import refuse_other_methods
 from server.multipart import read_form
 from server.params import form_dict, urlencoded_fields
 from server.routes import files
 from server.routes import session as session_routes
 from server.routes.common import envelope, run
-
-RESERVED = frozenset({"ctx", "self", "ignore_permissions", "flags"})
-
-
-@lru_cache(maxsize=2048)
-def _signature(fn: Any) -> tuple[list[inspect.Parameter], dict[str, Any], bool]:
-    params = list(inspect.signature(fn).parameters.values())
-    try:
-        hints = typing.get_type_hints(fn)
-    except Exception:  # an unresolvable annotation: validate nothing rather than fail every call
-        hints = {}
-    var_kw = any(p.kind is p.VAR_KEYWORD for p in params)
-    return params, hints, var_kw
-
-
-@lru_cache(maxsize=4096)
-def _adapter(annotation: Any) -> TypeAdapter[Any]:
-    return TypeAdapter(annotation)
-
-
-def _validate(path: str, name: str, annotation: Any, value: Any) -> Any:
-    if annotation is Any or annotation is inspect.Parameter.empty:
-        return value
-    try:
-        return _adapter(annotation).validate_python(value)
-    except PydanticValidationError as e:
-        detail = e.errors()[0]["msg"] if e.errors() else str(e)
-        raise exc.ArgumentTypeError(_("Argument {0} of {1} is invalid: {2}", name, path, detail), field=name) from None
-    except TypeError:  # an annotation pydantic cannot build a validator for
-        return value
-
-
-async def call_with_arguments(ctx: Context, info: whitelisted.Whitelisted, args: dict[str, Any], *,
-                              bound: Any = None) -> Any:
-    fn = info.fn
-    params, hints, var_kw = _signature(fn)
-    if bound is not None:
-        params = params[1:]
-    kwargs: dict[str, Any] = {}
-    for p in params:
-        if p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL):
-            continue
-        if p.name == "ctx":
-            kwargs["ctx"] = ctx
-        elif p.name in RESERVED:
-            continue
-        elif p.name in args:
-            kwargs[p.name] = _validate(info.path, p.name, hints.get(p.name, Any), args[p.name])
-        elif p.default is p.empty:
-            raise exc.ArgumentTypeError(_("Missing argument {0} for {1}", p.name, info.path), field=p.name)
-    if var_kw:
-        known = {p.name for p in params}
-        kwargs.update({k: v for k, v in args.items() if k not in known and k not in RESERVED})
-    result = fn(bound, **kwargs) if bound is not None else fn(**kwargs)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
-
-
-def resolve(ctx: Context, path: str, *, frappe_aliases: bool | None = None) -> whitelisted.Whitelisted:
-    """The whitelisted function for a method path (`frappe.` aliases, then overrides); 403 if none."""
-    if frappe_aliases is None:
-        frappe_aliases = ctx.site.settings.frappe_aliases
-    if frappe_aliases and path.startswith("frappe."):
-        path = "fw." + path[len("frappe."):]
-    path = ctx.site.apps.override_whitelisted_methods.get(path, path)
-    info = whitelisted.lookup(path)
-    if info is None:
-        raise exc.PermissionError(_("You are not permitted to access this resource: function {0} is not whitelisted",
-                                    path[:200]))
-    if ctx.user == "Guest" and not info.allow_guest:
-        raise exc.PermissionError(_("You are not permitted to access this resource: please log in"))
-    return info
 
 
 async def call_method(request: Request) -> Response:
@@ -116,10 +35,9 @@ async def call_method(request: Request) -> Response:
     args = await form_dict(request)
 
     async def call(ctx: Context) -> Any:
-        info = resolve(ctx, path, frappe_aliases=request.app.state.settings.frappe_aliases)
-        if request.method not in info.methods:
-            raise exc.PermissionError(_("Function {0} does not allow {1}", info.path, request.method))
-        result = await call_with_arguments(ctx, info, args)
+        info = dispatch.resolve(ctx, path, http_method=request.method,
+                                frappe_aliases=request.app.state.settings.frappe_aliases)
+        result = await dispatch.call_with_arguments(ctx, info, args)
         if isinstance(result, Document):
             result = await client.readable_dict(ctx, result, no_nulls=True)
         return result

@@ -8,17 +8,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engine import exceptions as exc
-from engine import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
-from engine.methods import client
+from engine.methods import client, dispatch
 from engine.methods import expand as expansion
-from engine.translation import _
 from server.params import form_dict
 from server.routes import writes
 from server.routes.common import envelope, run
-from server.routes.method import call_with_arguments
 
 LIST_PARAMS = ("fields", "filters", "or_filters", "order_by", "limit_start", "limit_page_length", "limit",
                "group_by", "as_dict", "expand")
@@ -74,31 +70,15 @@ async def delete_doc(request: Request) -> Response:
     return envelope(ctx, "data", "ok", status=202)
 
 
-async def call_doc_method(ctx: Context, http_method: str, doctype: str, name: str, method_name: str,
-                          args: dict[str, Any]) -> tuple[Document, Any]:
-    """Run a whitelisted method of a stored document's controller (shared by v1 `run_method` and v2
-    `/document/<dt>/<name>/method/<method>`). A GET needs the read right, anything else write; the
-    method must be whitelisted and allow `http_method`. Returns the document as it stands after the
-    call, and the method's result."""
-    ptype = "read" if http_method == "GET" else "write"
-    doc = await client.load_for(ctx, doctype, name, ptype)
-    method = getattr(type(doc), method_name, None) if method_name and not method_name.startswith("_") else None
-    info = whitelisted.method_info(method)
-    if method is None or info is None:
-        raise exc.PermissionError(_("Method {0} is not whitelisted on {1}", method_name[:80], _(doc.doctype)))
-    if http_method not in info.methods:
-        raise exc.PermissionError(_("Method {0} does not allow {1}", method_name, http_method))
-    return doc, await call_with_arguments(ctx, info, args, bound=doc)
-
-
 async def run_doc_method(request: Request) -> Response:
-    """POST (or GET) with `run_method`: a whitelisted method of the document's controller."""
+    """POST (or GET) with `run_method`: a whitelisted method of the document's controller (the checks
+    are engine/methods/dispatch.py's); a returned Document is rendered as the caller may read it."""
     args = dict(await form_dict(request))
     method_name = str(args.pop("run_method", ""))
 
     async def call(ctx: Context) -> Any:
-        _doc, result = await call_doc_method(ctx, request.method, _doctype(request), request.path_params["name"],
-                                             method_name, args)
+        _doc, result = await dispatch.run_doc_method(ctx, request.method, _doctype(request),
+                                                     request.path_params["name"], method_name, args)
         return result
 
     ctx, result = await run(request, call)

@@ -20,12 +20,10 @@ from engine import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
 from engine.meta.bundle import doctype_meta
-from engine.meta.schema import scrub
-from engine.methods import client
+from engine.methods import client, copies, dispatch
 from engine.methods import expand as expansion
 from engine.methods.args import json_arg, whole_arg
 from engine.query import listing
-from engine.site import Site
 from engine.translation import _
 from server.allow import refuse_other_methods
 from server.context import context_for, request_caller, site_of
@@ -34,16 +32,10 @@ from server.responses import json_response
 from server.routes import files, writes
 from server.routes import session as session_routes
 from server.routes.common import RESERVED_KEYS, run
-from server.routes.method import call_with_arguments, resolve
-from server.routes.resource import call_doc_method
 
 PREFIX = "/api/v2"
 DEFAULT_LIMIT = 20
 ANY_METHOD = ["GET", "POST", "PUT", "DELETE", "PATCH"]
-# what a copy must not carry over: identity, authorship, state and amendment links (frappe.copy_doc)
-COPY_DROPPED = frozenset({"name", "owner", "creation", "modified", "modified_by", "docstatus", "amended_from",
-                          "amendment_date"})
-COPY_ROW_DROPPED = COPY_DROPPED | {"parent", "parenttype", "parentfield"}
 
 
 def respond(ctx: Context, data: Any = None, *, has_data: bool = True, status: int = 200,
@@ -133,8 +125,8 @@ async def doc_method(request: Request) -> Response:
     args = dict(await form_dict(request))
 
     async def call(ctx: Context) -> tuple[Any, dict[str, Any]]:
-        doc, result = await call_doc_method(ctx, _http_method(request), _doctype(request),
-                                            request.path_params["name"], request.path_params["method"], args)
+        doc, result = await dispatch.run_doc_method(ctx, _http_method(request), _doctype(request),
+                                                    request.path_params["name"], request.path_params["method"], args)
         if isinstance(result, Document):
             result = await client.readable_dict(ctx, result)
         return result, await client.readable_dict(ctx, doc)
@@ -144,27 +136,12 @@ async def doc_method(request: Request) -> Response:
 
 
 async def copy_doc(request: Request) -> Response:
-    """A clean copy to post as a new document (`frappe.copy_doc`): no identity, authorship, state or
-    amendment link, no `no_copy` field, child rows without their names and parents, no nulls, and
-    only the fields the caller may read."""
+    """A clean copy to post as a new document (engine/methods/copies.py decides what it leaves out)."""
     async def call(ctx: Context) -> dict[str, Any]:
-        doc = await client.load_for(ctx, _doctype(request), request.path_params["name"])
-        data = await client.readable_dict(ctx, doc, no_nulls=True)
-        meta = doc.meta
-        out = _without(data, COPY_DROPPED, meta.fields)
-        for field in meta.fields:
-            if field.is_table and field.fieldname in out:
-                child_fields = ctx.meta(field.options or "").fields
-                out[field.fieldname] = [_without(row, COPY_ROW_DROPPED, child_fields) for row in out[field.fieldname]]
-        return out
+        return await copies.copy_doc(ctx, _doctype(request), request.path_params["name"])
 
     ctx, doc = await run(request, call, read_only=True)
     return respond(ctx, doc)
-
-
-def _without(data: dict[str, Any], dropped: frozenset[str], fields: Any) -> dict[str, Any]:
-    no_copy = {f.fieldname for f in fields if f.no_copy}
-    return {k: v for k, v in data.items() if k not in dropped and k not in no_copy}
 
 
 async def count(request: Request) -> Response:
@@ -217,51 +194,28 @@ async def call_method(request: Request) -> Response:
         return await special(request)
     if files.is_upload_path(path, frappe_aliases=request.app.state.settings.frappe_aliases):
         return await files.upload_file(request, lambda ctx, doc: respond(ctx, doc))
-    return await _call_whitelisted(request, lambda ctx: resolve(
-        ctx, path, frappe_aliases=request.app.state.settings.frappe_aliases))
+    return await _call_whitelisted(request, lambda ctx, http_method: dispatch.resolve(
+        ctx, path, http_method=http_method, frappe_aliases=request.app.state.settings.frappe_aliases))
 
 
 async def call_doctype_method(request: Request) -> Response:
-    """`/method/<doctype>/<method>`: a function whitelisted in the doctype's controller module. Found
-    in the registry under that module's path, never imported from the caller's string."""
+    """`/method/<doctype>/<method>`: a function whitelisted in the doctype's controller module
+    (engine/methods/dispatch.py finds it)."""
     doctype, name = _doctype(request), str(request.path_params["method"])
-
-    def find(ctx: Context) -> whitelisted.Whitelisted:
-        meta = ctx.meta(doctype)  # an unknown doctype is a 404
-        if name.isidentifier():  # one plain name: no dotted walk into other modules
-            overrides = ctx.site.apps.override_whitelisted_methods
-            for module in doctype_modules(ctx.site, meta.name):
-                path = f"{module}.{name}"
-                if whitelisted.lookup(path) is not None or path in overrides:
-                    return resolve(ctx, path, frappe_aliases=False)
-        raise exc.PermissionError(_("You are not permitted to access this resource: function {0} is not whitelisted",
-                                    f"{meta.name}/{name[:80]}"))
-
-    return await _call_whitelisted(request, find)
+    return await _call_whitelisted(request, lambda ctx, http_method: dispatch.resolve_in_doctype(
+        ctx, doctype, name, http_method=http_method))
 
 
-def doctype_modules(site: Site, doctype: str) -> list[str]:
-    """Where `/method/<doctype>/<method>` looks: the controller's module, and for the framework's own
-    doctypes Frappe's `frappe.core.doctype.<dt>.<dt>` path in its `fw.` spelling (e.g. `User`'s
-    `generate_keys`)."""
-    modules = []
-    controller = site.apps.controllers.get(doctype)
-    if controller is not None:
-        modules.append(controller.__module__)
-    if site.apps.doctype_app.get(doctype) is None:
-        modules.append(f"fw.core.doctype.{scrub(doctype)}.{scrub(doctype)}")
-    return modules
-
-
-async def _call_whitelisted(request: Request, find: Callable[[Context], whitelisted.Whitelisted]) -> Response:
+async def _call_whitelisted(request: Request,
+                            find: Callable[[Context, str], whitelisted.Whitelisted]) -> Response:
+    """Call what `find` resolves for the request's HTTP method; a returned Document is rendered with
+    its nulls, as v2 sends documents."""
     args = await form_dict(request)
     http_method = _http_method(request)
 
     async def call(ctx: Context) -> Any:
-        info = find(ctx)
-        if http_method not in info.methods:
-            raise exc.PermissionError(_("Function {0} does not allow {1}", info.path, http_method))
-        result = await call_with_arguments(ctx, info, args)
+        info = find(ctx, http_method)
+        result = await dispatch.call_with_arguments(ctx, info, args)
         if isinstance(result, Document):
             result = await client.readable_dict(ctx, result)
         return result
