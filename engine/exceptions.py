@@ -1,40 +1,46 @@
-"""fw's one exception hierarchy. Class names are what the wire carries in `exc_type`.
+"""fw's one exception hierarchy. Class names are what the wire carries in `exc_type`; the statuses
+are those `server/errors.py` answers with (its one table, resolved by MRO: a class it does not name
+takes its nearest ancestor's).
 
-    FwError
-    ├── ValidationError                      business rule or bad input
-    │   ├── MandatoryError                   a `reqd` field is empty
-    │   ├── DataError                        unknown field, operator or malformed value in a query
-    │   ├── FieldTypeError                   a value is not of its field's type
-    │   ├── LinkValidationError              a Link points at nothing
-    │   ├── UniqueValidationError            a `unique` field or index is violated
-    │   ├── CharacterLengthExceededError
-    │   ├── NonNegativeError
-    │   ├── InvalidNameError
-    │   ├── CannotChangeConstantError        `set_only_once` field changed
-    │   ├── TimestampMismatchError           optimistic concurrency on `modified`
-    │   ├── DocstatusTransitionError
-    │   ├── UpdateAfterSubmitError
-    │   ├── WorkflowTransitionError
-    │   ├── LinkExistsError
-    │   ├── ArgumentTypeError                a whitelisted function's argument has the wrong type
-    │   ├── DocumentTooLargeError            a document or query over MongoDB's 16 MB limit (413)
-    │   └── DoesNotExistError                (404 at the HTTP edge, resolved by MRO)
-    ├── PermissionError                      (shadows the builtin: import the module, not the name)
-    ├── AuthenticationError
-    ├── DuplicateEntryError                  a document with that name exists
-    ├── CSRFTokenError                       (400; also a malformed Authorization header)
-    ├── BadRequestError                      malformed request body (400)
-    ├── TooManyRequestsError
-    ├── TransientError                       retryable: write conflict between transactions
-    │   └── DocumentChangedError             a save without `modified` met a concurrent change: runs again
-    ├── ResponseTooLargeError                an answer over FW_MAX_RESPONSE_BYTES (413)
-    ├── QueryTimeoutError                    a request's query ran past FW_QUERY_TIMEOUT_MS
-    ├── ServiceUnavailableError              a service fw needs is unreachable: retry later (503)
-    │   ├── DatabaseUnavailableError         MongoDB: connection lost, no primary, selection timed out
-    │   └── JobQueueUnavailableError         Redis (the job queue) does not answer
-    └── ConfigurationError                   a broken app, doctype JSON or setting (startup)
+    class                                    status  raised for
+    FwError                                  500     a server bug (the base; anything unnamed)
+    ├── ValidationError                      417     business rule or bad input
+    │   ├── MandatoryError                   417     a `reqd` field is empty
+    │   ├── DataError                        417     unknown field, operator or malformed value in a query
+    │   ├── FieldTypeError                   417     a value is not of its field's type
+    │   ├── LinkValidationError              417     a Link points at nothing
+    │   ├── UniqueValidationError            417     a `unique` field or index is violated
+    │   ├── CharacterLengthExceededError     417     a value longer than its field's length
+    │   ├── NonNegativeError                 417     a negative value in a `non_negative` field
+    │   ├── InvalidNameError                 417     a name a document cannot take
+    │   ├── CannotChangeConstantError        417     `set_only_once` field changed
+    │   ├── TimestampMismatchError           417     optimistic concurrency on `modified`
+    │   ├── DocstatusTransitionError         417     a docstatus change the document's state forbids
+    │   ├── UpdateAfterSubmitError           417     a submitted document's field without `allow_on_submit`
+    │   ├── WorkflowTransitionError          417     a workflow action the state or the user's roles forbid
+    │   ├── LinkExistsError                  417     deleting or cancelling a document others link to
+    │   ├── ArgumentTypeError                417     a whitelisted function's argument is missing or mistyped
+    │   ├── MaxFileSizeReachedError          413     a file over FW_MAX_FILE_SIZE
+    │   ├── DocumentTooLargeError            413     a document or query over MongoDB's 16 MB limit
+    │   └── DoesNotExistError                404     no such document, doctype or path
+    ├── PermissionError                      403     (shadows the builtin: import the module, not the name)
+    ├── AuthenticationError                  401     wrong or missing credentials
+    ├── DuplicateEntryError                  409     a document with that name exists
+    ├── CSRFTokenError                       400     a cookie session's write without its token; a malformed
+    │                                                Authorization header
+    ├── BadRequestError                      400     malformed request body
+    ├── TooManyRequestsError                 429     too many failed logins (a lockout; `Retry-After`)
+    ├── TransientError                       409     retryable: write conflict between transactions
+    │   └── DocumentChangedError             409     a save without `modified` met a concurrent change: runs again
+    ├── ResponseTooLargeError                413     an answer over FW_MAX_RESPONSE_BYTES
+    ├── QueryTimeoutError                    504     a request's query ran past FW_QUERY_TIMEOUT_MS
+    ├── ServiceUnavailableError              503     a service fw needs is unreachable: retry later
+    │   ├── DatabaseUnavailableError         503     MongoDB: connection lost, no primary, selection timed out
+    │   └── JobQueueUnavailableError         503     Redis (the job queue) does not answer
+    └── ConfigurationError                   500     a broken app, doctype JSON or setting (startup)
 
-The engine never speaks HTTP: `server/errors.py` maps these classes to statuses in one table.
+The engine never speaks HTTP: `server/errors.py` maps these classes to statuses in one table
+(tests/server/test_errors.py holds this tree to the module and to that table).
 """
 
 from __future__ import annotations

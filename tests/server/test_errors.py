@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import inspect
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx
 import pytest
 
+from engine import exceptions as exc
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
 from engine.site import Site
 from server.app import create_app
+from server.errors import status_for
 from tests.server.conftest import ApiUser, make_user
 from tests.server.helpers import ok, refused, server_messages
 
@@ -52,6 +56,33 @@ def check_body(body: dict[str, Any], exc_type: str, *, field: str | None = None)
 
 
 # -- status per exception class -----------------------------------------------------------------
+
+def test_the_exception_tree_lists_every_class_its_parent_and_status() -> None:
+    """engine/exceptions.py's docstring draws the hierarchy: each class once, under its parent (by
+    the drawing's indentation), with the status server/errors.py answers it with."""
+    classes = {name: cls for name, cls in vars(exc).items()
+               if inspect.isclass(cls) and issubclass(cls, exc.FwError)}
+    drawn: dict[str, tuple[int, int]] = {}  # name -> (column of the name, status)
+    parents: dict[str, str] = {}
+    stack: list[tuple[int, str]] = []
+    for line in (exc.__doc__ or "").splitlines():
+        match = re.match(r"^(\s*(?:[│├└─ ]*\s)?)([A-Z]\w*Error)\s+(\d{3})\s", line)
+        if match is None:
+            continue
+        column, name = len(match.group(1)), match.group(2)
+        assert name not in drawn, f"{name} drawn twice"
+        drawn[name] = (column, int(match.group(3)))
+        while stack and stack[-1][0] >= column:
+            stack.pop()
+        if stack:
+            parents[name] = stack[-1][1]
+        stack.append((column, name))
+    assert set(drawn) == set(classes)
+    for name, cls in classes.items():
+        assert drawn[name][1] == status_for(cls()), name
+        if cls is not exc.FwError:
+            assert parents[name] == cls.__mro__[1].__name__, name
+
 
 async def test_mandatory_is_417_with_field(client: httpx.AsyncClient, admin: ApiUser) -> None:
     body = refused(await client.post(NOTE, json={"count": 1}, headers=admin.token), 417, "MandatoryError")
