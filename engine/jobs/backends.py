@@ -182,16 +182,16 @@ class ArqBackend:
         """queued, started, finished or failed (None: no such job, or its result has expired)."""
         return (await self._read(job_id))[0]
 
-    async def _payload(self, job_id: str) -> dict[str, Any] | None:
+    async def payload(self, job_id: str) -> dict[str, Any] | None:
         """The payload arq keeps for the job (queued, running or finished), if it still unpickles."""
         return (await self._read(job_id))[1]
 
     async def _enqueue_id(self, job_id: str) -> str | None:
-        return (await self._payload(job_id) or {}).get("enqueue_id")
+        return (await self.payload(job_id) or {}).get("enqueue_id")
 
     async def owner(self, job_id: str) -> str | None:
         """The user who enqueued the job (from arq's job or result record)."""
-        return (await self._payload(job_id) or {}).get("user")
+        return (await self.payload(job_id) or {}).get("user")
 
     async def close(self) -> None:
         if self._pool is not None:

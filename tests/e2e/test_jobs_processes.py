@@ -218,12 +218,9 @@ async def test_timeout_stops_the_job_and_records_it_failed(shared_worker: FwProc
 
 async def test_queue_default_timeouts_and_settings_overrides(jsite: Site) -> None:
     """short/default/long default to 300/300/1500 s; FW_JOB_QUEUE_TIMEOUTS and `timeout=` override."""
-    from arq.jobs import Job
-
     ctx = jsite.context()
     backend = queue.backend_for(jsite)
     assert isinstance(backend, queue.ArqBackend)
-    pool = await backend.pool()
     ids = {
         "long": await queue.enqueue(ctx, "fwtest.jobs.noop", queue="long", job_id=unique("t-long")),
         "default": await queue.enqueue(ctx, "fwtest.jobs.noop", queue="default", job_id=unique("t-default")),
@@ -232,9 +229,10 @@ async def test_queue_default_timeouts_and_settings_overrides(jsite: Site) -> Non
     }
     timeouts = {}
     for label, job_id in ids.items():
-        info = await Job(job_id, pool).info()
-        assert info is not None, label
-        timeouts[label] = info.args[0]["timeout"]
+        # the shared worker may run the job meanwhile: the payload is read queued or finished, atomically
+        payload = await backend.payload(job_id)
+        assert payload is not None, label
+        timeouts[label] = payload["timeout"]
     assert timeouts == {"long": 1500, "default": 300, "short": 45, "explicit": 12}  # short: from the settings
 
 

@@ -142,7 +142,7 @@ async def test_relays_push_a_job_once_however_often_they_send_it(redis_site: Sit
 
 async def _stale_record(site: Site, job_id: str) -> dict:
     """The outbox record the enqueue wrote, rebuilt from the payload arq holds."""
-    payload = await backend(site)._payload(job_id)
+    payload = await backend(site).payload(job_id)
     assert payload is not None and payload["enqueue_id"]
     return {"_id": payload["enqueue_id"], "job_id": job_id, "payload": payload, "at_front": False, "created": 0.0}
 
