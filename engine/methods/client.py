@@ -163,6 +163,16 @@ async def get_count(ctx: Context, doctype: str, filters: Any = None, debug: Any 
     return await listing.count(ctx, doctype, filters)
 
 
+async def count_rows(ctx: Context, doctype: str, filters: Any = None, or_filters: Any = None) -> int:
+    """v2's `/doctype/<dt>/count`: the rows the caller may read that match `filters` / `or_filters`
+    (JSON text or decoded); a single or child doctype is refused, as the list refuses it."""
+    meta = ctx.meta(doctype)
+    if meta.issingle or meta.istable:
+        raise exc.DataError(_("{0} cannot be listed: it is a single or child doctype", meta.name))
+    return await listing.count(ctx, meta.name, json_arg(filters, "filters"),
+                               or_filters=json_arg(or_filters, "or_filters"))
+
+
 @whitelist(path="fw.client.get_value")
 async def get_value(ctx: Context, doctype: str, fieldname: Any, filters: Any = None, as_dict: Any = True,
                     debug: Any = False, parent: str | None = None) -> Any:

@@ -1,17 +1,20 @@
 """The Desk's form loaders under Frappe's paths (`frappe.desk.form.load`): a doctype's meta bundle
 and one document with its docinfo. As in Frappe, the payload goes in top-level response keys
 (`docs`, `docinfo`, `user_settings`, `parent_dt`) set through `ctx.response`, not in `message`.
+v2's `/doctype/<dt>/meta` answers one doctype's meta (`meta_for_user`) in `data`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from engine import exceptions as exc
 from engine.context import Context
-from engine.meta.bundle import meta_bundle, parent_doctype
+from engine.meta.bundle import doctype_meta, meta_bundle, parent_doctype
 from engine.methods.args import bool_arg
 from engine.methods.client import load_for, readable_dict
 from engine.methods.docinfo import docinfo
+from engine.translation import _
 from engine.user_settings import stored_text
 from engine.whitelisted import whitelist
 
@@ -35,6 +38,14 @@ async def getdoctype(ctx: Context, doctype: str, with_parent: Any = False,
         return "use_cache"
     ctx.response["docs"] = docs
     return None
+
+
+async def meta_for_user(ctx: Context, doctype: str) -> dict[str, Any]:
+    """One doctype as the Desk reads it (v2's `/doctype/<dt>/meta`), for any logged-in user (Frappe:
+    role "All"), as getdoctype is: a Guest is refused. Unknown doctype: 404."""
+    if ctx.user == "Guest":
+        raise exc.PermissionError(_("You are not permitted to access this resource: please log in"))
+    return await doctype_meta(ctx, doctype)
 
 
 @whitelist(path="fw.desk.form.load.getdoc")

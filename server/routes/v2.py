@@ -19,11 +19,9 @@ from engine import exceptions as exc
 from engine import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
-from engine.meta.bundle import doctype_meta
-from engine.methods import client, copies, dispatch
+from engine.methods import client, copies, dispatch, form_load
 from engine.methods import expand as expansion
-from engine.methods.args import json_arg, whole_arg
-from engine.query import listing
+from engine.methods.args import whole_arg
 from engine.translation import _
 from server.allow import refuse_other_methods
 from server.context import context_for, request_caller, site_of
@@ -145,15 +143,12 @@ async def copy_doc(request: Request) -> Response:
 
 
 async def count(request: Request) -> Response:
-    """`/doctype/<dt>/count`: the rows the caller may read that match `filters` / `or_filters`."""
+    """`/doctype/<dt>/count`: the rows the caller may read that match `filters` / `or_filters`
+    (engine/methods/client.count_rows)."""
     args = await form_dict(request)
 
     async def call(ctx: Context) -> int:
-        meta = ctx.meta(_doctype(request))
-        if meta.issingle or meta.istable:  # as the list refuses them
-            raise exc.DataError(_("{0} cannot be listed: it is a single or child doctype", meta.name))
-        return await listing.count(ctx, meta.name, json_arg(args.get("filters"), "filters"),
-                                   or_filters=json_arg(args.get("or_filters"), "or_filters"))
+        return await client.count_rows(ctx, _doctype(request), args.get("filters"), args.get("or_filters"))
 
     ctx, total = await run(request, call, read_only=True)
     return respond(ctx, total)
@@ -161,11 +156,9 @@ async def count(request: Request) -> Response:
 
 async def meta(request: Request) -> Response:
     """`/doctype/<dt>/meta`: the doctype as the Desk reads it (fields, permissions, form scripts'
-    sources are not in it: `getdoctype` sends those). Any logged-in user (Frappe: role "All")."""
+    sources are not in it: `getdoctype` sends those), for any logged-in user."""
     async def call(ctx: Context) -> dict[str, Any]:
-        if ctx.user == "Guest":
-            raise exc.PermissionError(_("You are not permitted to access this resource: please log in"))
-        return await doctype_meta(ctx, _doctype(request))
+        return await form_load.meta_for_user(ctx, _doctype(request))
 
     ctx, body = await run(request, call, read_only=True)
     return respond(ctx, body)
