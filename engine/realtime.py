@@ -78,13 +78,6 @@ async def publish_progress(ctx: Context, percent: float, title: str | None = Non
     await _emit(ctx.site, "progress", message, room_for(ctx, "progress", None, ctx.user, None, None))
 
 
-def publish_soon(ctx: Context, event: str, message: Any = None, *, room: str | None = None, user: str | None = None,
-                 doctype: str | None = None, docname: str | None = None) -> None:
-    """`publish_realtime` from synchronous code (e.g. `ctx.msgprint(..., realtime=True)`): after the
-    commit inside a unit of work (dropped on rollback), else right away in the background."""
-    ctx.emit_soon(event, message, room_for(ctx, event, room, user, doctype, docname))
-
-
 def doctype_room(doctype: str, *, every_row: bool) -> str:
     """The room of a doctype's `list_update`s: `doctype:<dt>` for users who may read every row, and
     a room whose events name no record for those who may read only some (owner, row conditions)."""

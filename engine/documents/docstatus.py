@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from enum import Enum, IntEnum
+from enum import Enum
 from typing import Any
 
 from engine import exceptions as exc
 from engine.translation import _
-
-
-class DocStatus(IntEnum):
-    DRAFT = 0
-    SUBMITTED = 1
-    CANCELLED = 2
 
 
 class Action(Enum):

@@ -98,14 +98,6 @@ async def insert(ctx: Context, meta: Meta, record: dict[str, Any], *, final: boo
         await collection(ctx, meta).insert_one(record, session=session)
 
 
-async def insert_many(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> None:
-    if not records:
-        return
-    session = await ctx.write_session()
-    with db.translate_errors(meta.name, meta.field_labels):
-        await collection(ctx, meta).insert_many(records, ordered=True, session=session)
-
-
 async def update(ctx: Context, meta: Meta, name: str, set_: dict[str, Any], unset: list[str] | None = None,
                  *, expected_modified: str | None = None, final: bool = False) -> bool:
     """Apply `$set`/`$unset` to one record. With `expected_modified`, only if it still matches.
