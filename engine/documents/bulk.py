@@ -2,15 +2,25 @@
 
 Why a separate path. `Document.insert()` costs several database round trips per document (its
 naming counter, its link checks, the duplicate pre-check, the write) plus the lifecycle hooks. A
-delivery of 10,000 external records must cost a handful instead, so this path:
+delivery of 10,000 external records must cost a handful instead. So this path runs the insert's
+own steps (engine/documents/lifecycle.py's INSERT, as the doctype's plan keeps them) over every
+document, step by step, and batches only the three that are round trips:
 
-- builds and validates every document in memory first, with the same rules as `insert()`:
-  defaults, field types, mandatory fields, a new workflow document's first state, create
-  permission (with `has_permission` hooks and permlevels when the doctype has them);
-- checks every Link with one query per target doctype, filling `fetch_from` fields from it;
-- names the documents without a query each: counter-based rules (`PRE-.#####`, `format:`,
-  `naming_series:`, `autoincrement`) reserve a block of numbers with one atomic update per series;
-- writes everything with one `insert_many`.
+- `set_name`: counter-based rules (`PRE-.#####`, `format:`, `naming_series:`, `autoincrement`)
+  reserve a block of numbers with one atomic update per series; any other name (a field's value, a
+  random one, an amendment's, a controller's `autoname`) is made by `set_name` itself;
+- `check_links`: every Link is checked with one query per target doctype (`validation.check_links_of`,
+  the rule `validate_links` applies to one document), filling `fetch_from` fields;
+- `persist_insert`: everything is written with one `insert_many`.
+
+Every other step (defaults, types, the create right and the File rule, the workflow's first state,
+mandatory fields, permlevels, passwords, the realtime events) is the lifecycle's function, called
+per document: a rule added to the insert is added here too. A document that fails a step is left
+out and reported in `failed` with the error the ordinary insert raises; the others go on.
+
+What it does not do (as Frappe's `bulk_insert` does not): run controller methods or `doc_events`
+(the hook steps are left out of its plan), write Version records, or insert submitted, single,
+child or tree documents.
 
 Where the write happens: two modes.
 
@@ -27,40 +37,38 @@ runs again, reads the winner's records and skips them.
 with nothing is stored and the others come back as `duplicates` (a clash on the name or on any
 unique index, with stored documents or within the batch) rather than as an error. Anything the
 unit of work wrote before the call is committed first (writes stay in order), and the batch is
-durable when the call returns: a later rollback of the unit does not undo it. Use it where each
-document stands on its own and a partial batch is acceptable.
-
-What it does not do (as Frappe's `bulk_insert` does not): run controller methods or `doc_events`,
-write Version records, or insert submitted, single, child or tree documents. A document that fails
-validation is left out and reported in `failed`; the others are still inserted.
+durable when the call returns: a later rollback of the unit does not undo it (its realtime events,
+sent when the unit commits, are then dropped). Use it where each document stands on its own and a
+partial batch is acceptable.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from engine import db, naming, permissions
+from engine import db, naming
 from engine import exceptions as exc
 from engine.clock import now_str
 from engine.context import unit_of_work
 from engine.documents import docstatus, lifecycle, store, validation
-from engine.meta import fieldtypes
-from engine.meta.workflows import workflow_for
-from engine.realtime import publish_realtime
+from engine.documents.docstatus import Action
+from engine.documents.lifecycle import Operation, SaveOptions, Step
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.documents.base import BaseDocument
     from engine.documents.document import Document
-    from engine.meta.schema import DocFieldSchema, Meta
+    from engine.meta.schema import Meta
+    from engine.registry import AppRegistry
 
 __all__ = ["BulkInsertResult", "insert_many"]
 
+Ops = dict[int, Operation]  # the documents still going, by their row's index
 
 
 @dataclass
@@ -91,196 +99,92 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     meta = ctx.meta(doctype)
     if meta.issingle or meta.istable or meta.is_tree:
         raise exc.DataError(_("{0} cannot be inserted in bulk: it is a single, child or tree doctype", doctype))
-    if not ignore_permissions:
-        await permissions.check_doctype(ctx, doctype, "create")
     result = BulkInsertResult()
+    apps = ctx.site.apps
+    controller = apps.controller(doctype)
+    before, after = _steps(apps, controller, meta)
+    opts = SaveOptions(ignore_permissions=ignore_permissions, ignore_links=ignore_links,
+                       ignore_mandatory=ignore_mandatory)
     now = now_str()
-    builder = _Builder(ctx, meta, now, ignore_mandatory=ignore_mandatory)
-    docs: dict[int, Document] = {}
+    ops: Ops = {}
     for index, row in enumerate(rows):
         try:
-            docs[index] = builder.build(row)
+            ops[index] = _operation(ctx, meta, controller, row, opts, now)
         except exc.FwError as e:
             result.failed[index] = e
-    if not ignore_permissions:
-        await _check_documents(ctx, meta, docs, result)
-    if not ignore_links:
-        await _check_links(ctx, docs, result)
-    await _name(ctx, meta, docs, result)
-    order = sorted(docs)
-    records = [_record(docs[i]) for i in order]
-    if not records:
-        return result
-    if atomic:
-        await _write_in_transaction(ctx, meta, records)
-        refused: set[int] = set()
-    else:
-        if ctx.uow is not None and ctx.uow.in_transaction:
-            await ctx.commit()  # keep the unit's earlier writes before the batch
-        refused = await _write(ctx, meta, records)
-    for position, index in enumerate(order):
-        if position in refused:
-            result.duplicates.append(index)
+    async with unit_of_work(ctx):  # (its own without one: the realtime events go out on its commit)
+        for step in before:
+            batched = BATCHED.get(step)
+            await (batched(ctx, meta, ops, result) if batched is not None else _each(step, ops, result))
+        if not ops:
+            return result
+        order = sorted(ops)
+        tables = meta.table_fieldnames
+        records = [lifecycle.clean_record(ops[i].doc.to_record(), tables) for i in order]
+        if atomic:
+            await _write_in_transaction(ctx, meta, records)
+            refused: set[int] = set()
         else:
-            result.names[index] = docs[index].name
-    if result.names:
-        await publish_realtime(ctx, "list_update", {"doctype": doctype, "user": ctx.user}, doctype=doctype,
-                               after_commit=atomic)
+            if ctx.uow is not None and ctx.uow.in_transaction:
+                await ctx.commit()  # keep the unit's earlier writes before the batch
+            refused = await _write(ctx, meta, records)
+        for position, index in enumerate(order):
+            if position in refused:
+                result.duplicates.append(index)
+                del ops[index]
+            else:
+                result.names[index] = ops[index].doc.name
+        for step in after:  # (the realtime events: sent when the unit commits)
+            await _each(step, ops, result)
     return result
 
 
-class _Builder:
-    """New documents of one doctype from rows, with what `insert()` sets and checks before its
-    hooks; what is the same for every row (controller, coercion plan, workflow) is looked up once."""
-
-    def __init__(self, ctx: Context, meta: Meta, now: str, *, ignore_mandatory: bool) -> None:
-        self.ctx = ctx
-        self.meta = meta
-        self.cls = ctx.site.apps.controller(meta.name)
-        self.now = now
-        self.ignore_mandatory = ignore_mandatory
-        self.plans: dict[str, _CoercePlan] = {}
-        self.workflow = workflow_for(ctx.site.meta, meta.name)
-
-    def build(self, row: Mapping[str, Any]) -> Document:
-        if not isinstance(row, Mapping):
-            raise exc.DataError(_("Document data must be an object, not {0}", type(row).__name__))
-        ctx, now = self.ctx, self.now
-        doc: Document = self.cls(self.meta, ctx=ctx)
-        doc.update(row)
-        data = doc._data
-        if docstatus.coerce(data.get("docstatus")) != 0:
-            raise exc.DocstatusTransitionError(_("Documents inserted in bulk are drafts (docstatus 0)"),
-                                               field="docstatus")
-        data.update(owner=ctx.user, creation=now, modified=now, modified_by=ctx.user, docstatus=0, idx=0)
-        validation.apply_defaults(doc, now=now, today=now[:10])
-        validation.check_non_table_lists(doc)
-        for d in validation.all_docs(doc):
-            plan = self.plans.get(d.meta.name) or self.plans.setdefault(d.meta.name, _CoercePlan(d.meta))
-            plan.apply(d)
-        if self.workflow is not None:
-            self._start_workflow(doc)
-        if not self.ignore_mandatory:
-            validation.check_mandatory(doc)
-        return doc
-
-    def _start_workflow(self, doc: Document) -> None:
-        """A new document starts in the workflow's first state (as the lifecycle's check_workflow)."""
-        wf = self.workflow
-        assert wf is not None
-        first = wf.states[0].state
-        state = doc._data.get(wf.field)
-        if state and state != first and not self.ctx.is_admin:
-            raise exc.WorkflowTransitionError(_("A new {0} must start in state {1}", _(doc.doctype), first),
-                                              field=wf.field)
-        doc._data[wf.field] = state or first
+def _steps(apps: AppRegistry, controller: type, meta: Meta) -> tuple[tuple[Step, ...], tuple[Step, ...]]:
+    """The doctype's insert plan without its hooks and Version record, split at the write: (the steps
+    before it, the steps after it). Worked out once per plan (kept with it in `AppRegistry.derived`)."""
+    plan = lifecycle.plan_for(apps, controller, meta, lifecycle.INSERT)
+    kept = apps.derived(controller, meta.name)
+    split = kept.get("bulk")
+    if split is None or split[0] is not plan:
+        steps = [step for step in plan.steps if step not in lifecycle.HOOK_EVENTS and step not in LEFT_OUT]
+        at = steps.index(lifecycle.persist_insert)
+        split = kept["bulk"] = (plan, tuple(steps[:at]), tuple(steps[at + 1:]))
+    return split[1], split[2]
 
 
-class _CoercePlan:
-    """`validation.coerce_fields` for many documents of one doctype: an empty field gets its type's
-    empty value (worked out once per batch), only given values go through their type's coercion."""
-
-    def __init__(self, meta: Meta) -> None:
-        self.doctype = meta.name
-        self.fields = [(f, fieldtypes.coerce_value(f, None, doctype=meta.name)) for f in meta.value_fields
-                       if f.fieldtype != "Password"]
-
-    def apply(self, doc: BaseDocument) -> None:
-        data = doc._data
-        for f, empty in self.fields:
-            value = data.get(f.fieldname)
-            data[f.fieldname] = empty if value is None else fieldtypes.coerce_value(f, value, doctype=self.doctype)
-        data["docstatus"] = docstatus.coerce(data.get("docstatus"))
+def _operation(ctx: Context, meta: Meta, controller: type, row: Mapping[str, Any], opts: SaveOptions,
+               now: str) -> Operation:
+    """A row as the ordinary insert takes it (`lifecycle.insert`): the document, its docstatus judged."""
+    doc: Document = controller(meta, ctx=ctx)
+    doc.update(row)
+    status = docstatus.coerce(doc._data.get("docstatus"))
+    action = docstatus.transition(None, status, submittable=meta.is_submittable)
+    if action is not Action.INSERT:
+        raise exc.DocstatusTransitionError(_("Documents inserted in bulk are drafts (docstatus 0)"),
+                                           field="docstatus")
+    op = Operation(doc, ctx, opts, action, now)
+    op.naming_hook = False  # no hook runs here
+    return op
 
 
-async def _check_documents(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult) -> None:
-    """Per-document rules, only where the doctype has them (`has_permission` hooks, permlevels)."""
-    per_document = bool(ctx.site.apps.permission_hooks("has_permission", meta.name))
-    if not per_document and (not meta.has_permlevels or ctx.is_admin):
-        return
-    for index in list(docs):
+async def _each(step: Step, ops: Ops, result: BulkInsertResult) -> None:
+    """`step` on every document still going; one it refuses is reported and left out."""
+    for index, op in list(ops.items()):
         try:
-            if per_document:
-                await permissions.check_document(ctx, docs[index], "create")
-            await permissions.guard_field_writes(ctx, docs[index], False)
+            await step(op)
         except exc.FwError as e:
             result.failed[index] = e
-            del docs[index]
+            del ops[index]
 
 
-async def _check_links(ctx: Context, docs: dict[int, Document], result: BulkInsertResult) -> None:
-    """Every Link target exists (one query per target doctype); fills `fetch_from` fields."""
-    checks: list[tuple[int, BaseDocument, DocFieldSchema, str, str]] = []
-    wanted: dict[str, set[str]] = defaultdict(set)
-    for index, doc in docs.items():
-        for d in validation.all_docs(doc):
-            for f in d.meta.link_fields:
-                value = d._data.get(f.fieldname)
-                if value:
-                    checks.append((index, d, f, f.options or "", value))
-                    wanted[f.options or ""].add(value)
-            for f in d.meta.value_fields:
-                if f.fieldtype == "Dynamic Link" and d._data.get(f.fieldname):
-                    target = d._data.get(f.options or "")
-                    if not target or not ctx.site.meta.exists(target):
-                        result.failed.setdefault(index, exc.LinkValidationError(
-                            _("{0}: set a valid document type in {1} first", f.display_label, f.options),
-                            field=f.fieldname))
-                        continue
-                    checks.append((index, d, f, target, d._data[f.fieldname]))
-                    wanted[target].add(d._data[f.fieldname])
-    found: dict[str, dict[str, dict[str, Any]]] = {}
-    metas = list({d.meta.name: d.meta for _i, d, _f, _t, _v in checks}.values())
-    for target, names in wanted.items():
-        target_meta = ctx.meta(target)
-        if target_meta.issingle:
-            found[target] = {target: {}} if target in names else {}
-            continue
-        projection = {"docstatus": 1, **_fetch_sources(metas, target)}
-        rows = await store.find(ctx, target_meta, {"_id": {"$in": sorted(names)}}, projection=projection)
-        found[target] = {row["_id"]: row for row in rows}
-    fetches: dict[tuple[str, str], list[DocFieldSchema]] = {}
-    for index, d, f, target, value in checks:
-        if index in result.failed:
-            continue
-        row = found[target].get(value)
-        if row is None:
-            result.failed[index] = exc.LinkValidationError(
-                _("Could not find {0}: {1}", _(f.display_label), value), field=f.fieldname)
-        elif ctx.meta(target).is_submittable and row.get("docstatus") == 2:
-            result.failed[index] = exc.LinkValidationError(
-                _("Cannot link cancelled document: {0} {1}", _(target), value), field=f.fieldname)
-        else:
-            key = (d.meta.name, f.fieldname)
-            fields = fetches.get(key)
-            if fields is None:
-                fields = fetches[key] = [x for x in d.meta.fetch_fields
-                                         if (x.fetch_from or "").partition(".")[0] == f.fieldname]
-            if fields:
-                _fetch(d, fields, row)
-    for index in result.failed:
-        docs.pop(index, None)
-
-
-def _fetch(d: BaseDocument, fields: list[DocFieldSchema], row: dict[str, Any]) -> None:
-    """`fetch_from` as `validation` applies it, for the fields that read this link."""
-    for f in fields:
-        source = (f.fetch_from or "").partition(".")[2]
-        if not source or (f.fetch_if_empty and d._data.get(f.fieldname) not in (None, "", 0)):
-            continue
-        d._data[f.fieldname] = fieldtypes.coerce_value(f, row.get(source), doctype=d.doctype)
-
-
-def _fetch_sources(metas: list[Meta], target: str) -> dict[str, int]:
-    """The fields of `target` that `fetch_from` fields of these doctypes read."""
-    sources: dict[str, int] = {}
-    for meta in metas:
-        for f in meta.fetch_fields:
-            link, _sep, source = (f.fetch_from or "").partition(".")
-            link_field = meta.by_name.get(link)
-            if link_field is not None and link_field.options == target and source:
-                sources[source] = 1
-    return sources
+async def _check_links(ctx: Context, meta: Meta, ops: Ops, result: BulkInsertResult) -> None:
+    """`lifecycle.check_links` for every document, with one query per target doctype."""
+    checked = [index for index, op in ops.items() if not op.opts.ignore_links]
+    errors = await validation.check_links_of(ctx, [ops[i].doc for i in checked])
+    for position, error in errors.items():
+        index = checked[position]
+        result.failed[index] = error
+        del ops[index]
 
 
 # -- naming ---------------------------------------------------------------------------------------
@@ -290,35 +194,44 @@ def _uses_counter(meta: Meta) -> bool:
     return rule.startswith(("naming_series:", "format:")) or rule == "autoincrement" or "#" in rule
 
 
-async def _name(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult) -> None:
-    """Name every document as `insert()` would: a name set by code is kept (except for Prompt and
-    UUID, which validate it), counter rules reserve one block per series, other rules need no query."""
-    now = datetime.now()
-    counted: dict[int, Document] = {}
-    for index, doc in list(docs.items()):
+async def _name(ctx: Context, meta: Meta, ops: Ops, result: BulkInsertResult) -> None:
+    """`lifecycle.set_name` for every document, but with a counter's numbers reserved in one block per
+    series: a document a counter names (no name set by code, no amendment, no controller `autoname`)
+    gets its number here, any other its name from `set_name` itself."""
+    counter_rule = _uses_counter(meta)
+    counted: dict[int, BaseDocument] = {}
+    for index, op in list(ops.items()):
+        doc = op.doc
+        if counter_rule and not doc.get("name") and not (doc.get("amended_from") and meta.is_submittable) \
+                and not callable(getattr(type(doc), "autoname", None)):
+            counted[index] = doc
+            continue
         try:
-            if doc._data.get("name") and meta.autoname.lower() not in ("prompt", "uuid"):
-                doc._data["name"] = naming.validate_name(meta.name, str(doc._data["name"]))
-            elif _uses_counter(meta):
-                counted[index] = doc
-            else:
-                doc._data["name"] = await naming.make_name(ctx, doc, now=now)  # hash, field:, prompt, uuid
+            await lifecycle.set_name(op)
         except exc.FwError as e:
             result.failed[index] = e
-    await _name_from_counters(ctx, meta, counted, result, now)
-    for index in result.failed:
-        docs.pop(index, None)
-    for doc in docs.values():
-        lifecycle.name_children(doc)
+            del ops[index]
+    await _name_from_counters(ctx, meta, counted, result, datetime.now())
+    for index in counted:
+        if index in result.failed:
+            del ops[index]
+        else:
+            lifecycle.name_children(ops[index].doc)
 
 
-def _expression(meta: Meta, doc: Document) -> str:
+BATCHED: dict[Step, Callable[[Context, Meta, Ops, BulkInsertResult], Awaitable[None]]] = {
+    lifecycle.set_name: _name, lifecycle.check_links: _check_links}
+# the insert's steps bulk leaves out besides the hooks: a Version record per document is a write per document
+LEFT_OUT = frozenset({lifecycle.write_version})
+
+
+def _expression(meta: Meta, doc: BaseDocument) -> str:
     if meta.autoname.lower().startswith("naming_series:"):
         return naming.naming_series(doc)
     return meta.autoname
 
 
-async def _name_from_counters(ctx: Context, meta: Meta, docs: dict[int, Document], result: BulkInsertResult,
+async def _name_from_counters(ctx: Context, meta: Meta, docs: dict[int, BaseDocument], result: BulkInsertResult,
                               now: datetime) -> None:
     if not docs:
         return
@@ -360,7 +273,7 @@ class _Template:
     reads_fields: bool
 
     @classmethod
-    def render(cls, expression: str, doc: Document, now: datetime) -> _Template:
+    def render(cls, expression: str, doc: BaseDocument, now: datetime) -> _Template:
         counters: list[tuple[str, int]] = []
 
         def counter(key: str, digits: int) -> str:
@@ -378,7 +291,7 @@ class _Template:
 class _Probe:
     """The document as naming sees it, noting whether the expression read one of its fields."""
 
-    def __init__(self, doc: Document) -> None:
+    def __init__(self, doc: BaseDocument) -> None:
         self.doc = doc
         self.meta = doc.meta
         self.name = doc.get("name")
@@ -387,13 +300,6 @@ class _Probe:
     def get(self, fieldname: str, default: Any = None) -> Any:
         self.reads_fields = True
         return self.doc.get(fieldname, default)
-
-
-def _record(doc: Document) -> dict[str, Any]:
-    """The stored shape (what `insert()` writes): `_id` for the name, no nulls."""
-    if doc.meta.table_fields:
-        return lifecycle.clean_record(doc.to_record(), doc.meta.table_fieldnames)
-    return {("_id" if key == "name" else key): value for key, value in doc._data.items() if value is not None}
 
 
 # -- the write ------------------------------------------------------------------------------------

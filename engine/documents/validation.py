@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
@@ -92,55 +93,84 @@ def check_non_table_lists(doc: BaseDocument) -> None:
 
 async def validate_links(ctx: Context, doc: BaseDocument, *, fetch: bool = True) -> None:
     """Check Link and Dynamic Link targets exist (one query per target doctype) and fill `fetch_from`."""
+    errors = await check_links_of(ctx, [doc], fetch=fetch)
+    if errors:
+        raise errors[0]
+
+
+async def check_links_of(ctx: Context, docs: Sequence[BaseDocument], *,
+                         fetch: bool = True) -> dict[int, exc.FwError]:
+    """`validate_links` for many documents with one query per target doctype: the first error of each
+    document that has one, by its position (`fetch_from` fields are filled in the others)."""
+    errors: dict[int, exc.FwError] = {}
+    checks: list[tuple[int, BaseDocument, DocFieldSchema, str, str]] = []
+    metas: dict[str, Meta] = {}
+    for position, doc in enumerate(docs):
+        try:
+            _collect_links(ctx, position, doc, checks, metas)
+        except exc.LinkValidationError as e:  # a Dynamic Link without a valid doctype: no query asked
+            errors[position] = e
+    if not checks:
+        return errors
     wanted: dict[str, set[str]] = defaultdict(set)
-    checks: list[tuple[BaseDocument, DocFieldSchema, str, str]] = []
+    for position, _d, _f, target, value in checks:
+        if position not in errors:
+            wanted[target].add(value)
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for target, names in wanted.items():
+        meta = ctx.meta(target)
+        if meta.issingle:
+            found[target] = {target: {}} if target in names else {}
+            continue
+        rows = await store.find(ctx, meta, {"_id": {"$in": sorted(names)}},
+                                projection=_fetch_projection(metas.values(), target))
+        found[target] = {r["_id"]: r for r in rows}
+    for position, d, field, target, value in checks:
+        if position in errors:
+            continue
+        row = found[target].get(value)
+        if row is None:
+            errors[position] = exc.LinkValidationError(
+                _("Could not find {0}: {1}", _(field.display_label), value), field=field.fieldname)
+            continue
+        target_meta = ctx.meta(target)
+        if (target_meta.is_submittable and row.get("docstatus") == 2 and docs[position].docstatus != 2
+                and field.fieldname != "amended_from"):
+            errors[position] = exc.LinkValidationError(
+                _("Cannot link cancelled document: {0} {1}", _(target), value), field=field.fieldname)
+        elif fetch:
+            _apply_fetch(d, field.fieldname, row)
+    return errors
+
+
+def _collect_links(ctx: Context, position: int, doc: BaseDocument,
+                   checks: list[tuple[int, BaseDocument, DocFieldSchema, str, str]], metas: dict[str, Meta]) -> None:
+    """The (position, document or row, field, target doctype, name) of each Link `doc` sets, in order."""
     for d in all_docs(doc):
-        data = d._data
-        for field in d.meta.link_fields:
+        data, meta = d._data, d.meta
+        metas[meta.name] = meta
+        for field in meta.link_fields:
             value = data.get(field.fieldname)
             if value:
-                checks.append((d, field, field.options or "", value))
-        for field in d.meta.dynamic_link_fields:
+                checks.append((position, d, field, field.options or "", value))
+        for field in meta.dynamic_link_fields:
             if data.get(field.fieldname):
                 target = data.get(field.options or "")
                 if not target or not ctx.site.meta.exists(target):
                     raise exc.LinkValidationError(
                         _("{0}: set a valid document type in {1} first", field.display_label, field.options),
                         field=field.fieldname)
-                checks.append((d, field, target, data[field.fieldname]))
-    if not checks:
-        return
-    for _d, _f, target, value in checks:
-        wanted[target].add(value)
-    found: dict[str, dict[str, dict[str, Any]]] = {}
-    for target, names in wanted.items():
-        meta = ctx.meta(target)
-        projection = _fetch_projection(doc, target)
-        if meta.issingle:
-            found[target] = {target: {}} if target in names else {}
-            continue
-        rows = await store.find(ctx, meta, {"_id": {"$in": sorted(names)}}, projection=projection)
-        found[target] = {r["_id"]: r for r in rows}
-    for d, field, target, value in checks:
-        row = found[target].get(value)
-        if row is None:
-            raise exc.LinkValidationError(
-                _("Could not find {0}: {1}", _(field.display_label), value), field=field.fieldname)
-        target_meta = ctx.meta(target)
-        if (target_meta.is_submittable and row.get("docstatus") == 2 and doc.docstatus != 2
-                and field.fieldname != "amended_from"):
-            raise exc.LinkValidationError(
-                _("Cannot link cancelled document: {0} {1}", _(target), value), field=field.fieldname)
-        if fetch:
-            _apply_fetch(d, field.fieldname, row)
+                checks.append((position, d, field, target, data[field.fieldname]))
 
 
-def _fetch_projection(doc: BaseDocument, target: str) -> dict[str, int]:
+def _fetch_projection(metas: Iterable[Meta], target: str) -> dict[str, int]:
+    """What a Link check reads of `target`: its docstatus, and the fields `fetch_from` fields of these
+    doctypes read from it."""
     projection = {"docstatus": 1}
-    for d in all_docs(doc):
-        for f in d.meta.fetch_fields:
+    for meta in metas:
+        for f in meta.fetch_fields:
             link, _sep, source = (f.fetch_from or "").partition(".")
-            link_field = d.meta.by_name.get(link)
+            link_field = meta.by_name.get(link)
             if link_field is not None and link_field.options == target and source:
                 projection[source] = 1
     return projection
