@@ -20,19 +20,22 @@ from engine import reports, translation, whitelisted
 from engine.apps import App, import_app_modules, load_apps, read_apps_txt
 from engine.callables import Handler, resolve_dotted
 from engine.core import hooks as core_hooks
-from engine.documents.document import Document
-from engine.meta.schema import parse_doctype, scrub
 
 # importing them registers the built-in @whitelist functions
+from engine.desk import customize_form  # noqa: F401
+from engine.documents.document import Document
+from engine.meta.schema import parse_doctype, scrub
 from engine.methods import bulk, client, comments, desk, form_load, jobs, listview, search, user  # noqa: F401
 from engine.registry import AppRegistry, ScheduledEvent
 from engine.settings import Settings
+from engine.site_doctypes import load_site_doctypes
 
 CORE_DOCTYPE_DIR = Path(__file__).resolve().parent / "core" / "doctypes"
 CORE_TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
 CORE_CONTROLLERS = {
     "User": "engine.core.user.User",
     "Custom Field": "engine.core.custom_field.CustomField",
+    "Property Setter": "engine.core.property_setter.PropertySetter",
     "Workflow": "engine.core.workflow_doc.Workflow",
     "Workflow State": "engine.core.workflow_doc.WorkflowState",
     "File": "engine.core.file.File",
@@ -165,8 +168,9 @@ def _fixture_entry(entry: Any, where: str) -> dict[str, Any]:
     raise exc.ConfigurationError(f"{where}: each entry needs `dt` (got {entry!r})")
 
 
-def build_registry(apps_dir: Path, app_names: list[str]) -> AppRegistry:
-    """Load core doctypes and the named apps (in required_apps order); freeze the whitelist."""
+def build_registry(apps_dir: Path, app_names: list[str], site_doctypes: Path | None = None) -> AppRegistry:
+    """Load core doctypes, the named apps (in required_apps order) and the site's drop-in doctypes
+    (`site_doctypes`: its doctype_json/ folder); freeze the whitelist."""
     registry = AppRegistry(default_controller=Document)
     translation.clear_catalogs()
     for json_path in sorted(CORE_DOCTYPE_DIR.glob("*.json")):
@@ -185,6 +189,8 @@ def build_registry(apps_dir: Path, app_names: list[str]) -> AppRegistry:
             if report.name in registry.reports:
                 raise exc.ConfigurationError(f"App {app.name!r}: report {report.name!r} is defined twice")
             registry.reports[report.name] = report
+    if site_doctypes is not None:
+        registry.site_doctypes = load_site_doctypes(registry, site_doctypes)
     _load_core_hooks(registry)
     _check_links(registry)
     whitelisted.freeze()
@@ -201,7 +207,7 @@ def _load_core_hooks(registry: AppRegistry) -> None:
 
 
 def registry_from_settings(settings: Settings) -> AppRegistry:
-    return build_registry(settings.apps_dir, read_apps_txt(settings.apps_txt))
+    return build_registry(settings.apps_dir, read_apps_txt(settings.apps_txt), settings.doctype_json_dir)
 
 
 def _check_links(registry: AppRegistry) -> None:

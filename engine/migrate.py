@@ -35,6 +35,7 @@ from engine.schema_sync import desired_indexes as desired_indexes
 from engine.schema_sync import stored_record as stored_record
 from engine.schema_sync import sync_doctype as sync_doctype
 from engine.schema_sync import sync_schema as sync_schema
+from engine.site_doctypes import site_modules
 
 if TYPE_CHECKING:
     from engine.site import Site
@@ -57,6 +58,7 @@ async def migrate(site: Site, *, force: bool = False, progress: Progress | None 
         report = await sync_schema(site, force=force, progress=progress)
         await _ensure_internal_indexes(site)
         await ensure_bootstrap(site)
+        await _sync_site_modules(site)
         await _sync_apps(site, report, progress, install=install)
         # fixtures may have added Custom Fields (a meta change): sync again, so the stored definitions
         # hash includes them and the next migrate with nothing changed is skipped
@@ -140,6 +142,17 @@ async def _sync_apps(site: Site, report: MigrateReport, progress: Progress | Non
             report.fixtures_updated += fixtures.updated
     await sync_job_types(site)
     await _sync_reports(site)
+
+
+async def _sync_site_modules(site: Site) -> None:
+    """A `Module Def` (custom: 1) per module of the drop-in doctypes that no app owns; never deleted
+    (a module left without doctypes is harmless, and an operator may have edited it)."""
+    coll = store.collection_of(site, "Module Def")
+    now = now_str()
+    for module in site_modules(site.apps, site.apps.site_doctypes):
+        await coll.update_one({"_id": module}, {"$setOnInsert": {
+            "module_name": module, "custom": 1, "creation": now, "modified": now, "owner": "Administrator",
+            "modified_by": "Administrator", "docstatus": 0, "idx": 0}}, upsert=True)
 
 
 async def _sync_reports(site: Site) -> None:

@@ -37,6 +37,8 @@ class AppRegistry:
     doctypes: dict[str, DocTypeSchema] = field(default_factory=dict)
     doctype_source: dict[str, str] = field(default_factory=dict)
     doctype_app: dict[str, str | None] = field(default_factory=dict)
+    # the site's drop-in doctypes (doctype_json/), in file order; their doctype_app is None, as the core's
+    site_doctypes: list[str] = field(default_factory=list)
     controllers: dict[str, type] = field(default_factory=dict)
     # the class of doctypes without a controller of their own (the loader sets engine's Document)
     default_controller: type | None = None

@@ -28,7 +28,7 @@ class Settings(BaseSettings):
     admin_password: str | None = None
     developer_mode: bool = False
     data_dir: Path = Path("./.fw")
-    root_dir: Path = Field(default=Path("."), description="folder holding apps.txt and apps/")
+    root_dir: Path = Field(default=Path("."), description="folder holding apps.txt, apps/ and doctype_json/")
     memory_backend: bool = Field(default=False, description="force the in-memory mongomock backend")
     max_page_length: int = 1000
     query_timeout_ms: int = Field(default=30_000, ge=0, description=(
@@ -85,6 +85,11 @@ class Settings(BaseSettings):
     @property
     def apps_txt(self) -> Path:
         return self.root_dir / "apps.txt"
+
+    @property
+    def doctype_json_dir(self) -> Path:
+        """The site's drop-in doctypes (business.md §7), beside apps.txt."""
+        return self.root_dir / "doctype_json"
 
 
 @lru_cache(maxsize=1)

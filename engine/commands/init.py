@@ -1,7 +1,7 @@
 """`fw init PATH`: a new site folder (Frappe's `bench init` + `bench new-site`) for fw installed as a
-package: `apps.txt`, `apps/` and a `.env`, optionally with the reference apps. Run fw's commands
-inside it (`cd PATH && fw start`): the settings' defaults (`FW_ROOT_DIR=.`, `FW_DATA_DIR=./.fw`)
-and `.env` are read from the current folder."""
+package: `apps.txt`, `apps/`, `doctype_json/` (drop-in doctypes) and a `.env`, optionally with the
+reference apps. Run fw's commands inside it (`cd PATH && fw start`): the settings' defaults
+(`FW_ROOT_DIR=.`, `FW_DATA_DIR=./.fw`) and `.env` are read from the current folder."""
 
 from __future__ import annotations
 
@@ -27,6 +27,10 @@ FW_DB_NAME={db_name}
 # Redis for background workers, realtime and caches (unset: jobs run in-process).
 # FW_REDIS_URL=redis://127.0.0.1:6379/0
 """
+DOCTYPE_JSON_README = """\
+Drop-in doctypes of this site: each <scrubbed name>.json here is a doctype in an app's JSON format
+(it must name its "module"); `fw migrate` loads them. See fw's README, "Add a doctype in one minute".
+"""
 
 
 def demo_apps_dir() -> Path | None:
@@ -49,7 +53,7 @@ def db_name_for(path: Path) -> str:
 @click.argument("path", type=click.Path(path_type=Path, file_okay=False))
 @click.option("--with-demo-apps", is_flag=True, help="Add the reference apps hr and workforce_scoring.")
 def init(path: Path, with_demo_apps: bool) -> None:
-    """Create a site folder PATH: apps.txt, apps/ and .env (the database is named after the folder)."""
+    """Create a site folder PATH: apps.txt, apps/, doctype_json/ and .env (the database is named after the folder)."""
     if path.exists() and any(path.iterdir()):
         fail(f"{path} already exists and is not empty; choose a new folder.")
     source = demo_apps_dir() if with_demo_apps else None
@@ -57,6 +61,8 @@ def init(path: Path, with_demo_apps: bool) -> None:
         fail("The reference apps are not part of this installation (they ship in fw's wheel and in its "
              "repository's apps/); reinstall fw from its wheel, or fetch apps with `fw get-app PATH`.")
     (path / "apps").mkdir(parents=True, exist_ok=True)
+    (path / "doctype_json").mkdir()
+    (path / "doctype_json" / "README.md").write_text(DOCTYPE_JSON_README, encoding="utf-8")
     apps: list[str] = []
     if source is not None:
         for app in DEMO_APPS:

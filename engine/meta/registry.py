@@ -1,6 +1,7 @@
-"""Per-site meta: the apps' doctype schemas with that site's Custom Fields merged in, cached.
+"""Per-site meta: the apps' doctype schemas with that site's Custom Fields merged in and its
+Property Setters applied (engine/meta/properties.py), cached.
 
-A Custom Field or Workflow change bumps a version counter in the database; every process re-reads
+A Custom Field, Property Setter or Workflow change bumps a version counter in the database; every process re-reads
 custom fields and active workflows when it sees a new version (checked at most every
 `meta_check_interval` seconds). A doctype with an active workflow gets its state field (a Link to
 Workflow State) if it does not declare one.
@@ -11,11 +12,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine.constants import STATE_COLLECTION
 from engine.db import AFTER
+from engine.meta.properties import DocTypeProperties, apply_properties, property_problem, typed_value
 from engine.meta.schema import CHILD_FIELDS, STANDARD_FIELDS, DocFieldSchema, Meta
 from engine.meta.workflows import WorkflowDef, load_workflows
 from engine.translation import _
@@ -58,6 +61,7 @@ class MetaRegistry:
         self.db = db
         self.check_interval = check_interval
         self._custom: dict[str, list[DocFieldSchema]] = {}
+        self._properties: dict[str, DocTypeProperties] = {}
         self._cache: dict[str, Meta] = {}
         self.workflows: dict[str, WorkflowDef] = {}
         self._version: int | None = None
@@ -80,7 +84,9 @@ class MetaRegistry:
             schema = self.apps.doctypes.get(doctype) if isinstance(doctype, str) else None
             if schema is None:
                 raise exc.DoesNotExistError(_("DocType {0} not found", str(doctype)[:140]))
-            meta = self._cache[doctype] = Meta(schema, self._custom.get(doctype))
+            props = self._properties.get(doctype)
+            meta = self._cache[doctype] = Meta(schema, self._custom.get(doctype),
+                                               partial(apply_properties, props=props) if props else None)
             meta.registry = self
         return meta
 
@@ -101,6 +107,15 @@ class MetaRegistry:
         if version != self._version:
             await self.reload()
             self._version = version
+
+    def customizable_meta(self, doctype: str) -> Meta:
+        """The doctype's meta with its Custom Fields, without Property Setters: what they apply to."""
+        schema = self.apps.doctypes.get(doctype)
+        if schema is None:
+            raise exc.DoesNotExistError(_("DocType {0} not found", str(doctype)[:140]))
+        meta = Meta(schema, self._custom.get(doctype))
+        meta.registry = self
+        return meta
 
     def base_meta(self, doctype: str) -> Meta:
         """The doctype's meta as its app defines it, without custom fields."""
@@ -149,7 +164,48 @@ class MetaRegistry:
                     hidden=True, search_index=True, allow_on_submit=True, no_copy=True))
         self.workflows = workflows
         self._custom = custom
+        self._properties = await self._read_properties()
         self._cache.clear()
+
+    async def _read_properties(self) -> dict[str, DocTypeProperties]:
+        rows = await self._records("Property Setter").find({}).sort([("creation", 1), ("_id", 1)]).to_list(None)
+        return self.properties_from(rows)
+
+    def properties_from(self, rows: list[dict[str, Any]]) -> dict[str, DocTypeProperties]:
+        """Property Setter records, typed and checked against the fields they change (the JSON's and
+        the Custom Fields). A record that does not apply is logged and skipped, as a bad Custom Field is
+        (the Property Setter controller refuses such records, so they only come from outside)."""
+        out: dict[str, DocTypeProperties] = {}
+        fields: dict[str, dict[str, DocFieldSchema]] = {}
+        for row in rows:
+            dt, fieldname, prop = row.get("doc_type"), row.get("field_name") or None, str(row.get("property"))
+            try:
+                if not isinstance(dt, str) or dt not in self.apps.doctypes:
+                    raise ValueError(f"unknown doctype {dt!r}")
+                if dt not in fields:
+                    fields[dt] = self.customizable_meta(dt).by_name
+                problem = property_problem(fields[dt], prop, fieldname, row.get("value"), self.exists)
+                if problem:
+                    raise ValueError(problem)
+                props = out.setdefault(dt, DocTypeProperties())
+                if fieldname is None:
+                    props.field_order = typed_value(prop, row.get("value"), doctype_level=True)
+                    continue
+                changed = {**props.fields.get(fieldname, {}), prop: typed_value(prop, row.get("value"))}
+                DocFieldSchema.model_validate({**fields[dt][fieldname].model_dump(), **changed})
+                props.fields[fieldname] = changed
+            except ValueError as e:
+                log.error("Property Setter %s is ignored: %s", row.get("_id") or row.get("name"), e)
+        return out
+
+    def preview(self, doctype: str, setters: list[dict[str, Any]]) -> Meta:
+        """The doctype's meta as it will be with `setters` (its Property Setter records) in force:
+        what a Customize Form save answers before its commit announces them."""
+        props = self.properties_from(setters).get(doctype)
+        meta = Meta(self.apps.doctypes[doctype], self._custom.get(doctype),
+                    partial(apply_properties, props=props) if props else None)
+        meta.registry = self
+        return meta
 
     def _records(self, doctype: str) -> Any:
         """The collection of a core doctype's records, named by its meta (the registry sits below

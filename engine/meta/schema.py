@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cached_property
 from typing import Any, Literal
 
@@ -255,7 +256,8 @@ def shard_key_problem(schema: DocTypeSchema, key: list[str]) -> str | None:
 class Meta:
     """Read-only, precomputed view of one doctype (schema + custom fields) for the hot paths."""
 
-    def __init__(self, schema: DocTypeSchema, custom_fields: list[DocFieldSchema] | None = None) -> None:
+    def __init__(self, schema: DocTypeSchema, custom_fields: list[DocFieldSchema] | None = None,
+                 adjust: Callable[[list[DocFieldSchema]], list[DocFieldSchema]] | None = None) -> None:
         self.schema = schema
         self.registry: Any = None  # the MetaRegistry that built it (resolves child doctypes)
         self.name = schema.name
@@ -277,6 +279,10 @@ class Meta:
             fields.append(extra)
         if custom_fields:
             fields = _insert_custom_fields(fields, custom_fields)
+        if adjust is not None:  # the site's Property Setters (engine/meta/properties.py)
+            fields = adjust(fields)
+            if "field_order" in (schema.model_extra or {}):
+                self.schema = schema.model_copy(update={"field_order": [f.fieldname for f in fields if f.fieldname]})
         self.fields: list[DocFieldSchema] = fields
         # merged from the site (Custom Fields, a workflow's state field), not the app's JSON
         self.custom_fieldnames: frozenset[str] = frozenset(f.fieldname for f in custom_fields or ())
@@ -366,7 +372,7 @@ class Meta:
         return f
 
     def as_dict(self) -> dict[str, Any]:
-        """The doctype as JSON for clients (the web UI), custom fields included."""
+        """The doctype as JSON for clients (the web UI), custom fields and property setters included."""
         data = self.schema.model_dump(mode="json", by_alias=True, exclude_none=True)
         data["fields"] = [f.model_dump(mode="json", exclude_none=True) for f in self.fields]
         return data

@@ -53,12 +53,13 @@ def unique(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:8]}"
 
 
-def temp_registry(apps_dir: Path, names: list[str]) -> AppRegistry:
-    """`build_registry` for temporary apps; the process's translation catalogs are left as they were."""
+def temp_registry(apps_dir: Path, names: list[str], site_doctypes: Path | None = None) -> AppRegistry:
+    """`build_registry` for temporary apps (and a temporary doctype_json/ folder); the process's
+    translation catalogs are left as they were."""
     saved = {lang: dict(table) for lang, table in translation._catalogs.items()}
     was_frozen = whitelisted._frozen
     try:
-        return build_registry(apps_dir, names)
+        return build_registry(apps_dir, names, site_doctypes)
     finally:
         translation._catalogs.clear()
         translation._catalogs.update(saved)

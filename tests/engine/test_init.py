@@ -1,4 +1,4 @@
-"""`fw init PATH [--with-demo-apps]`: a site folder (apps.txt, apps/, .env), in-process with click's
+"""`fw init PATH [--with-demo-apps]`: a site folder (apps.txt, apps/, doctype_json/, .env), in-process with click's
 CliRunner. (tests/test_wheel.py runs it from an installed wheel, where the reference apps come from
 the package; here, from a source checkout, they come from its apps/.)"""
 
@@ -24,7 +24,9 @@ def test_a_plain_site_folder(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["init", str(tmp_path / "my.site")], prog_name="fw")
     assert result.exit_code == 0, result.output
     site = tmp_path / "my.site"
-    assert sorted(p.name for p in site.iterdir()) == [".env", "apps", "apps.txt"]
+    assert sorted(p.name for p in site.iterdir()) == [".env", "apps", "apps.txt", "doctype_json"]
+    assert [p.name for p in (site / "doctype_json").iterdir()] == ["README.md"]  # no doctype yet
+    assert (site / "doctype_json" / "README.md").read_text() == (REPO / "doctype_json" / "README.md").read_text()
     assert not any((site / "apps").iterdir()) and read_apps_txt(site / "apps.txt") == []
     env = (site / ".env").read_text()
     assert "\nFW_DB_NAME=my_site\n" in env  # a folder name MongoDB accepts as a database name

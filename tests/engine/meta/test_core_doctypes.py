@@ -30,6 +30,7 @@ EXPECTED = {
     "DocField",
     "DocPerm",
     "Custom Field",
+    "Property Setter",
     "Version",
     "Error Log",
     "Report",

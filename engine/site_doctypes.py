@@ -1,0 +1,124 @@
+"""Drop-in doctypes: the site's `doctype_json/<scrubbed>.json` files (business.md §7), doctypes in an
+app's JSON format without an app.
+
+Every file is checked before any is added, and every problem of every file is reported at once,
+each naming its file (and its field): the loader runs before `fw migrate` writes anything, so a bad
+file stops the migrate with nothing of it applied. A doctype whose `module` no installed app owns
+belongs to a site module (`Module Def` with `custom: 1`, written by the migrate).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from engine import exceptions as exc
+from engine.meta.schema import ALL_TYPES, NO_VALUE_TYPES, DocTypeSchema, parse_doctype, scrub
+from engine.registry import AppRegistry
+
+# the keys a DocField row of Frappe's exported JSON carries beside the DocField doctype's own fields
+ROW_KEYS = frozenset({"doctype", "name", "parent", "parentfield", "parenttype", "idx", "owner", "creation",
+                      "modified", "modified_by", "docstatus"})
+
+
+def load_site_doctypes(registry: AppRegistry, folder: Path) -> list[str]:
+    """Add every `folder/*.json` doctype to `registry` (after the core and the apps' doctypes);
+    returns their names. ConfigurationError naming every bad file, having added none of them."""
+    if not folder.is_dir():
+        return []
+    known = _field_keys(registry)
+    problems: list[str] = []
+    parsed = []
+    names: dict[str, Path] = {}
+    for path in sorted(folder.glob("*.json")):
+        found = _file_problems(path, known)
+        if isinstance(found, list):
+            problems += [f"{path}: {p}" for p in found]
+            continue
+        schema = found
+        if schema.name in registry.doctypes:
+            owner = registry.doctype_app.get(schema.name)
+            problems.append(f"{path}: doctype {schema.name!r} collides with the "
+                            f"{f'app {owner!r}' if owner else 'core'} doctype of the same name "
+                            f"({registry.doctype_source[schema.name]}); rename it")
+        elif schema.name in names:
+            problems.append(f"{path}: doctype {schema.name!r} is also defined in {names[schema.name]}")
+        else:
+            names[schema.name] = path
+            parsed.append((schema, path))
+    if problems:
+        raise _refusal(problems)
+    for schema, path in parsed:
+        registry.add_doctype(schema, str(path), None)
+    return [schema.name for schema, _path in parsed]
+
+
+def _refusal(problems: list[str]) -> exc.ConfigurationError:
+    return exc.ConfigurationError(
+        "Invalid doctype file(s) in doctype_json/ (nothing was migrated; fix them and run the command again):\n  "
+        + "\n  ".join(problems))
+
+
+def site_modules(registry: AppRegistry, site_doctypes: list[str]) -> list[str]:
+    """The modules of drop-in doctypes that no installed app owns (an app owns its doctypes' modules)."""
+    owned = {registry.doctypes[n].module for n, app in registry.doctype_app.items() if app is not None}
+    out: list[str] = []
+    for name in site_doctypes:
+        module = registry.doctypes[name].module
+        if module and module not in owned and module not in out:
+            out.append(module)
+    return out
+
+
+def _field_keys(registry: AppRegistry) -> frozenset[str]:
+    """What a field may set: the DocField doctype's fields (Frappe's DocField properties)."""
+    docfield = registry.doctypes.get("DocField")
+    own = {f.fieldname for f in docfield.fields if f.fieldname} if docfield else set()
+    return frozenset(own) | ROW_KEYS
+
+
+def _file_problems(path: Path, known: frozenset[str]) -> DocTypeSchema | list[str]:
+    """The file's DocTypeSchema, or the list of what is wrong with it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        return [f"not valid JSON ({e})"]
+    if not isinstance(data, dict):
+        return ["a doctype file must hold one JSON object"]
+    problems: list[str] = []
+    if not isinstance(data.get("module"), str) or not data["module"].strip():
+        problems.append('names no `module` (add e.g. "module": "Projects"; a module no app owns becomes '
+                        "a site module)")
+    fields = data.get("fields", [])
+    if not isinstance(fields, list):
+        return [*problems, "`fields` must be a list"]
+    seen: set[str] = set()
+    for i, field in enumerate(fields, start=1):
+        if not isinstance(field, dict):
+            problems.append(f"field #{i} is not an object")
+            continue
+        label = f"field {field.get('fieldname')!r}" if field.get("fieldname") else f"field #{i}"
+        fieldtype = field.get("fieldtype", "Data")
+        if fieldtype not in ALL_TYPES:
+            problems.append(f"{label}: unknown fieldtype {fieldtype!r}")
+        unknown = sorted(str(k) for k in field if k not in known)
+        if unknown:
+            problems.append(f"{label}: unknown option(s) {', '.join(map(repr, unknown))}")
+        fieldname = field.get("fieldname")
+        if isinstance(fieldname, str) and fieldname and fieldtype not in NO_VALUE_TYPES:
+            if fieldname in seen:
+                problems.append(f"{label}: duplicate fieldname")
+            seen.add(fieldname)
+        if fieldtype == "Select" and field.get("default") not in (None, ""):
+            options = [o for o in str(field.get("options") or "").split("\n") if o.strip()]
+            if str(field["default"]) not in options:
+                problems.append(f"{label}: default {field['default']!r} is not one of its options")
+    if problems:
+        return problems
+    try:
+        schema = parse_doctype(data, str(path))
+    except exc.ConfigurationError as e:
+        return [e.message.removeprefix(f"Invalid doctype JSON in {path}: ")]
+    if scrub(schema.name) != path.stem:
+        return [f"doctype {schema.name!r} must be in a file named {scrub(schema.name)}.json"]
+    return schema
