@@ -13,12 +13,14 @@ import json
 from pathlib import Path
 
 from engine import exceptions as exc
-from engine.meta.schema import ALL_TYPES, NO_VALUE_TYPES, DocTypeSchema, parse_doctype, scrub
+from engine.meta.schema import ALL_TYPES, NO_VALUE_TYPES, TABLE_TYPES, DocTypeSchema, parse_doctype, scrub
 from engine.registry import AppRegistry
 
 # the keys a DocField row of Frappe's exported JSON carries beside the DocField doctype's own fields
 ROW_KEYS = frozenset({"doctype", "name", "parent", "parentfield", "parenttype", "idx", "owner", "creation",
                       "modified", "modified_by", "docstatus"})
+
+LINKED = frozenset({"Link", *TABLE_TYPES})
 
 
 def load_site_doctypes(registry: AppRegistry, folder: Path) -> list[str]:
@@ -46,6 +48,11 @@ def load_site_doctypes(registry: AppRegistry, folder: Path) -> list[str]:
         else:
             names[schema.name] = path
             parsed.append((schema, path))
+    known_doctypes = set(registry.doctypes) | set(names)
+    for schema, path in parsed:
+        for f in schema.fields:
+            if f.fieldtype in LINKED and f.options not in known_doctypes:
+                problems.append(f"{path}: field {f.fieldname!r} points at unknown doctype {f.options!r}")
     if problems:
         raise _refusal(problems)
     for schema, path in parsed:

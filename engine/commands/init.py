@@ -73,5 +73,5 @@ def init(path: Path, with_demo_apps: bool) -> None:
     with_apps = f" with {', '.join(apps)}" if apps else ""
     console.print(f"[green]Created[/green] site folder {path}{with_apps} (database {db_name_for(path)!r}).",
                   soft_wrap=True)
-    console.print(f"Next: `cd {path} && fw start` (or `fw migrate` first; `fw new-app NAME` for an app of your own)",
-                  soft_wrap=True)
+    console.print(f"Next: `cd {path} && fw start` (or `fw migrate` first; `fw new-app NAME` for an app of your own, "
+                  "or a doctype's JSON in doctype_json/)", soft_wrap=True)

@@ -127,9 +127,11 @@ def test_every_bad_file_is_named_at_once(tmp_path: Path) -> None:
     folder = tmp_path / "doctype_json"
     first = drop(folder, doctype("DI One", [{"fieldname": "a", "fieldtype": "Nope"}]))
     second = drop(folder, doctype("DI Two", [], module=""))
+    third = drop(folder, doctype("DI Three", [{"fieldname": "two", "fieldtype": "Link", "options": "DI Twoo"}]))
     with pytest.raises(exc.ConfigurationError) as err:
         temp_registry(tmp_path / "apps", [], folder)
     assert str(first) in err.value.message and str(second) in err.value.message
+    assert f"{third}: field 'two' points at unknown doctype 'DI Twoo'" in err.value.message
 
 
 def test_a_doctype_defined_twice_in_the_folder_is_refused(tmp_path: Path) -> None:
