@@ -101,9 +101,10 @@ async def _missing(ctx: Context, meta: Meta, fieldname: str) -> int:
 async def save(ctx: Context, doctype: str, fields: Any = None, field_order: Any = None,
                module: str | None = None) -> dict[str, Any]:
     """Apply a Customize Form: `fields` maps a fieldname to the properties it should have
-    (`{"status": {"reqd": 1, "label": "State"}}`, or a list of `{"fieldname": ..., prop: value}` rows
-    as Frappe's form sends them); `field_order` lists fieldnames. Answers what `fetch` does, plus
-    `missing`: for each field this save made mandatory, how many stored documents lack a value."""
+    (`{"status": {"reqd": 1, "label": "State"}}`, or a list of `{"fieldname": ..., prop: value}` rows,
+    such as `fetch`'s own, which saved back unchanged change nothing); `field_order` lists fieldnames.
+    Answers what `fetch` does, plus `missing`: for each field this save made mandatory, how many stored
+    documents lack a value."""
     doctype = await _require(ctx, doctype, "write")
     base = ctx.site.meta.customizable_meta(doctype)
     before = await _view(ctx, doctype)

@@ -56,6 +56,13 @@ async def test_customize_a_form(clean: Site, ctx: Context, client: httpx.AsyncCl
                                   headers=admin.token))["message"]
     assert field(fetched, "region")["reqd"] == 0 and fetched["property_setters"] == []
     assert fetched["field_order"][0] == "title"
+    # what fetch answers, sent back unchanged, changes nothing
+    same = ok(await client.post(SAVE, headers=admin.token, json={
+        "doctype": NOTE, "fields": fetched["fields"], "field_order": fetched["field_order"]}))["message"]
+    assert same["property_setters"] == [] and same["missing"] == {} and await setters(clean) == []
+    counted = ok(await client.get(f"{M}/fw.desk.customize_form.missing_values", headers=admin.token,
+                                  params={"doctype": NOTE, "fieldname": "region"}))["message"]
+    assert counted == 2  # asked before making it mandatory
 
     answer = ok(await client.post(SAVE, headers=admin.token, json={
         "doctype": NOTE, "fields": {"region": {"reqd": 1, "label": "Area"}, "title": {"bold": 1}},
