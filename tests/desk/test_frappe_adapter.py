@@ -166,7 +166,8 @@ def test_the_desk_s_own_modules_do_not_read_the_frappe_namespace() -> None:
             found += [f"imports {s}" for s in adapter_imports(path, source)]
         if found:
             offences[path.relative_to(JS).as_posix()] = found
-    assert offences == {}, "the frappe namespace is an adapter for app scripts; the Desk's modules use js/form/ and the others directly"
+    assert offences == {}, ("the frappe namespace is an adapter for app scripts; the Desk's modules use js/form/ "
+                            "and the others directly")
 
 
 def test_the_adapter_is_where_frappe_s_names_are_installed() -> None:
