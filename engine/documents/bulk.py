@@ -198,12 +198,12 @@ async def _name(ctx: Context, meta: Meta, ops: Ops, result: BulkInsertResult) ->
     """`lifecycle.set_name` for every document, but with a counter's numbers reserved in one block per
     series: a document a counter names (no name set by code, no amendment, no controller `autoname`)
     gets its number here, any other its name from `set_name` itself."""
-    counter_rule = _uses_counter(meta)
+    counter_rule = _uses_counter(meta) and not callable(getattr(ctx.site.apps.controller(meta.name), "autoname", None))
     counted: dict[int, BaseDocument] = {}
     for index, op in list(ops.items()):
         doc = op.doc
-        if counter_rule and not doc.get("name") and not (doc.get("amended_from") and meta.is_submittable) \
-                and not callable(getattr(type(doc), "autoname", None)):
+        data = doc._data
+        if counter_rule and not data.get("name") and not (data.get("amended_from") and meta.is_submittable):
             counted[index] = doc
             continue
         try:

@@ -37,12 +37,18 @@ def fill_defaults(meta: Meta, data: dict[str, Any], *, now: str, today: str) -> 
             data[field.fieldname] = fieldtypes.default_value(field, now=now, today=today, doctype=meta.name)
 
 
-def _coerce_plan(meta: Meta) -> list[tuple[DocFieldSchema, str, int]]:
-    """(field, fieldname, the length up to which a non-empty text stays as it is, or -1) of each value field."""
+# the empty value of a Password field: none (its key stays out, as it was not sent)
+_NO_EMPTY = object()
+
+
+def _coerce_plan(meta: Meta) -> list[tuple[DocFieldSchema, str, int, Any]]:
+    """(field, fieldname, the length up to which a non-empty text stays as it is, or -1, the value
+    None becomes) of each value field."""
     plan = meta.engine_cache.get("coerce_plan")
     if plan is None:
         plan = meta.engine_cache["coerce_plan"] = [
-            (field, field.fieldname, -1 if (limit := fieldtypes.unchanged_text_limit(field)) is None else limit)
+            (field, field.fieldname, -1 if (limit := fieldtypes.unchanged_text_limit(field)) is None else limit,
+             _NO_EMPTY if field.fieldtype == "Password" else fieldtypes.coerce_value(field, None, doctype=meta.name))
             for field in meta.value_fields]
     return plan
 
@@ -56,9 +62,12 @@ def coerce_fields(doc: BaseDocument) -> None:
 def coerce_values(meta: Meta, data: dict[str, Any]) -> None:
     """`coerce_fields` on one record's values (each value field but a Password ends up with its key)."""
     doctype = meta.name
-    for field, name, text_limit in _coerce_plan(meta):
+    for field, name, text_limit, empty in _coerce_plan(meta):
         value = data.get(name)
         if value.__class__ is str and 0 < len(value) <= text_limit:  # (typical text: nothing to do)
+            continue
+        if value is None and empty is not _NO_EMPTY:  # (a field not sent: its type's empty value, None or 0)
+            data[name] = empty
             continue
         if field.fieldtype == "Password":  # kept as sent (a stored hash passes through), but text only
             if value is not None and not isinstance(value, str):
@@ -177,10 +186,22 @@ def _fetch_projection(metas: Iterable[Meta], target: str) -> dict[str, int]:
 
 
 def _apply_fetch(d: BaseDocument, link_fieldname: str, row: dict[str, Any]) -> None:
-    for f in d.meta.fetch_fields:
-        link, _sep, source = (f.fetch_from or "").partition(".")
-        if link != link_fieldname or not source:
+    data = d._data
+    for f, source in _fetches(d.meta).get(link_fieldname, ()):
+        if f.fetch_if_empty and data.get(f.fieldname) not in (None, "", 0):
             continue
-        if f.fetch_if_empty and d._data.get(f.fieldname) not in (None, "", 0):
-            continue
-        d._data[f.fieldname] = fieldtypes.coerce_value(f, row.get(source), doctype=d.doctype)
+        data[f.fieldname] = fieldtypes.coerce_value(f, row.get(source), doctype=d.doctype)
+
+
+def _fetches(meta: Meta) -> dict[str, tuple[tuple[DocFieldSchema, str], ...]]:
+    """The `fetch_from` fields of `meta` by the Link field they read, each with the field read there
+    (worked out once per meta: a bulk insert asks for every Link of every document)."""
+    plan = meta.engine_cache.get("fetches")
+    if plan is None:
+        by_link: dict[str, list[tuple[DocFieldSchema, str]]] = defaultdict(list)
+        for f in meta.fetch_fields:
+            link, _sep, source = (f.fetch_from or "").partition(".")
+            if source:
+                by_link[link].append((f, source))
+        plan = meta.engine_cache["fetches"] = {link: tuple(fields) for link, fields in by_link.items()}
+    return plan
