@@ -3,6 +3,12 @@
 At each hook the controller method runs first, then `doc_events[doctype]`, then `doc_events["*"]`.
 Every operation runs in the context's unit of work (its own one if none is open), so a hook that
 raises after the write leaves nothing behind.
+
+Every write path is a plan over these steps: a doctype's plan (`plan_for`) leaves out the hooks
+nothing handles and the steps its meta gives nothing to do; the fast paths (engine/documents/
+direct_create.py, one_call.py) declare which steps they cover (`FastPath`) and run only where
+`fast_path_takes` finds nothing else in the plan; bulk (engine/documents/bulk.py) applies the
+insert's plan to many documents.
 """
 
 from __future__ import annotations
