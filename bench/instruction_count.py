@@ -2,7 +2,7 @@
 with the machine's load (CPU time on these shared 2-core machines moves by 5-15% from run to run).
 
     python bench/instruction_count.py [--ops get_one,get_list,update,create] [--requests 300]
-                                      [--no-db] [--access-log off|text|json]
+                                      [--no-db] [--access-log off|text|json] [--property-setters N]
 
 Each app runs in a child process under valgrind's cachegrind (`--cache-sim=no`: instruction counts
 only), in-process as bench/profile_writes.py drives it (ASGI, one client, no sockets), against one
@@ -14,6 +14,12 @@ out. The counts are the whole process's: the server's Python, the driver, the ev
 `--no-db`: the driver's `find_one`, `insert_one` and `find` command on the benchmark's collection answer from memory
 (get_one and create only), so what is left is the server's own work: fw's code against Starlette and
 one handler.
+
+`--property-setters N`: the site carries N Property Setters on Bench Score (up to 50: seven properties
+of each of its seven fields that change no answer, and the fields' order), applied by fw's meta.
+Each fw child migrates as it starts (as `fw serve` does), so a definition change must be synced
+before: with it pending, one child of a pair paid for the DocType records' rewrite and the per-request
+figure moved by ±900k instructions.
 
 A diagnostic, not a test; findings are in bench/README.md ("Instructions per request"). valgrind
 comes from Debian's `valgrind` package.
@@ -43,6 +49,10 @@ from engine.settings import Settings  # noqa: E402
 from server.app import create_app  # noqa: E402
 
 APPS = ("fw", "one-call")
+# properties that change how the Desk shows a field, not what the API answers
+NEUTRAL_PROPERTIES = {"label": "Shown {0}", "description": "About {0}", "bold": "1", "print_hide": "1",
+                      "in_standard_filter": "1", "in_list_view": "1", "allow_on_submit": "1"}
+BENCH_FIELDS = ("employee_name", "company", "branch", "employee_number", "date", "value", "status")
 OPS = ("get_one", "get_list", "update", "create")
 NO_DB_OPS = ("get_one", "create")
 WARM_UP = 100
@@ -110,6 +120,33 @@ async def child(label: str, op: str, requests: int, state: dict[str, Any], no_db
         await profile_writes.drive(client, op, state["names"], requests, start=WARM_UP)
 
 
+async def add_property_setters(url: str, count: int) -> None:
+    """`count` Property Setter records on Bench Score, written through the engine (the controller checks
+    each), then the schema synced: otherwise the first fw child would rewrite the DocType records in
+    its start-up migrate (its definitions changed) and the other not, a one-off cost in one total."""
+    from engine import db
+    from engine.context import unit_of_work
+    from engine.documents.factory import new_doc
+    from engine.loader import registry_from_settings
+    from engine.migrate import sync_schema
+    from engine.site import Site
+
+    rows = [{"field_name": field, "property": prop, "value": value.format(field)}
+            for field in BENCH_FIELDS for prop, value in NEUTRAL_PROPERTIES.items()][:max(count - 1, 0)]
+    if count:
+        rows.append({"doctype_or_field": "DocType", "property": "field_order",
+                     "value": json.dumps(list(reversed(BENCH_FIELDS)))})
+    settings = Settings(root_dir=ROOT, mongo_url=url, db_name=DB_NAME, admin_password="bench-admin-1")
+    site = Site(settings, db.connect(url, DB_NAME), registry_from_settings(settings))
+    await site.meta.refresh_if_stale()
+    ctx = site.context("Administrator")
+    async with unit_of_work(ctx):
+        for row in rows:
+            await new_doc(ctx, "Property Setter", doc_type="Bench Score", **row).insert()
+    await sync_schema(site)
+    await site.close()
+
+
 def instructions(label: str, op: str, requests: int, state_file: Path, work: Path, no_db: bool) -> int:
     out = work / f"cachegrind.{label}.{op}.{requests}"
     command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", f"--cachegrind-out-file={out}",
@@ -132,6 +169,9 @@ def main() -> None:
     parser.add_argument("--no-db", action="store_true")
     parser.add_argument("--access-log", choices=("off", "text", "json"), default="off",
                         help="fw's access log (fw serve's default is text)")
+    most = len(BENCH_FIELDS) * len(NEUTRAL_PROPERTIES) + 1
+    parser.add_argument("--property-setters", type=int, default=0, metavar="N",
+                        help=f"N Property Setters on Bench Score (at most {most})")
     parser.add_argument("--child", nargs=4, metavar=("APP", "OP", "REQUESTS", "STATE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -145,6 +185,8 @@ def main() -> None:
     mongod = embedded.start(work / "mongo", durable=False)
     try:
         names, auth = asyncio.run(seed(mongod.url, 2_000))
+        if args.property_setters:
+            asyncio.run(add_property_setters(mongod.url, args.property_setters))
         state_file = work / "state.json"
         state_file.write_text(json.dumps({"url": mongod.url, "names": names, "auth": auth,
                                           "access_log": args.access_log}))
@@ -153,8 +195,9 @@ def main() -> None:
             totals = dict(zip(runs, pool.map(lambda run: instructions(*run, state_file, work, args.no_db), runs),
                               strict=True))
         mode = "driver answering from memory" if args.no_db else "real mongod"
+        setters = f"; {args.property_setters} Property Setters" if args.property_setters else ""
         print(f"\nInstructions per request ({mode}; {args.requests} requests after {WARM_UP} warm-up, "
-              "cachegrind)\n")
+              f"cachegrind{setters})\n")
         print(f"{'operation':10} {'one-call':>12} {'fw':>12} {'fw / one-call':>14} {'fw - one-call':>14}")
         for op in ops:
             per = {label: (totals[(label, op, args.requests)] - totals[(label, op, 0)]) / args.requests
