@@ -84,6 +84,12 @@ def doctype_room(doctype: str, *, every_row: bool) -> str:
     return f"doctype:{doctype}" if every_row else f"doctype:{doctype}:restricted"
 
 
+def heard(site: Site) -> bool:
+    """Whether anyone may hear the site's events (a publisher that listens)."""
+    publisher = publisher_for(site)
+    return publisher is not None and publisher.listening()
+
+
 def notify_change(ctx: Context, doc: BaseDocument, *, deleted: bool = False) -> None:
     """`doc_update` to the document's room and `list_update` to its doctype's rooms, after commit.
     A restricted reader hears only that the doctype changed (its list reloads through the
@@ -94,12 +100,9 @@ def notify_change(ctx: Context, doc: BaseDocument, *, deleted: bool = False) -> 
 def notify_record_change(ctx: Context, meta: Meta, name: str, modified: str | None, *,
                          deleted: bool = False) -> None:
     """`notify_change` for a record written without a document (engine/documents/direct_create.py)."""
-    if meta.issingle or meta.istable or ctx.uow is None:
-        return
-    publisher = publisher_for(ctx.site)
     # nobody to hear it: no events are built (a client connecting before the commit misses this one,
     # as it misses every change made before it came)
-    if publisher is None or not publisher.listening():
+    if meta.issingle or meta.istable or ctx.uow is None or not heard(ctx.site):
         return
     site, doctype, user = ctx.site, meta.name, ctx.user
 

@@ -113,9 +113,7 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
         except exc.FwError as e:
             result.failed[index] = e
     async with unit_of_work(ctx):  # (its own without one: the realtime events go out on its commit)
-        for step in before:
-            batched = BATCHED.get(step)
-            await (batched(ctx, meta, ops, result) if batched is not None else _each(step, ops, result))
+        await _run(ctx, meta, _busy(ctx, meta, opts, before), ops, result)
         if not ops:
             return result
         order = sorted(ops)
@@ -134,8 +132,8 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
                 del ops[index]
             else:
                 result.names[index] = ops[index].doc.name
-        for step in after:  # (the realtime events: sent when the unit commits)
-            await _each(step, ops, result)
+        # (the realtime events: sent when the unit commits)
+        await _run(ctx, meta, _busy(ctx, meta, opts, after), ops, result)
     return result
 
 
@@ -167,11 +165,35 @@ def _operation(ctx: Context, meta: Meta, controller: type, row: Mapping[str, Any
     return op
 
 
-async def _each(step: Step, ops: Ops, result: BulkInsertResult) -> None:
-    """`step` on every document still going; one it refuses is reported and left out."""
+def _busy(ctx: Context, meta: Meta, opts: SaveOptions, steps: tuple[Step, ...]) -> tuple[Step, ...]:
+    """`steps` without those that do nothing in this call (`lifecycle.IDLE`: the create right when
+    permissions are ignored, the workflow step without a workflow, the events when nobody listens)."""
+    return tuple(step for step in steps if (idle := lifecycle.IDLE.get(step)) is None or not idle(ctx, meta, opts))
+
+
+async def _run(ctx: Context, meta: Meta, steps: tuple[Step, ...], ops: Ops, result: BulkInsertResult) -> None:
+    """`steps` in order on every document: a batched one on all of them at once, a run of the others
+    document by document."""
+    run: list[Step] = []
+    for step in steps:
+        batched = BATCHED.get(step)
+        if batched is None:
+            run.append(step)
+            continue
+        if run:
+            await _each(tuple(run), ops, result)
+            run = []
+        await batched(ctx, meta, ops, result)
+    if run:
+        await _each(tuple(run), ops, result)
+
+
+async def _each(steps: tuple[Step, ...], ops: Ops, result: BulkInsertResult) -> None:
+    """`steps` on every document still going; one they refuse is reported and left out."""
     for index, op in list(ops.items()):
         try:
-            await step(op)
+            for step in steps:
+                await step(op)
         except exc.FwError as e:
             result.failed[index] = e
             del ops[index]

@@ -29,7 +29,7 @@ from engine.core import passwords
 from engine.documents import concurrency, docstatus, links, store, tree, validation, versioning, workflow_check
 from engine.documents.docstatus import Action
 from engine.meta import fieldtypes
-from engine.meta.workflows import Transition
+from engine.meta.workflows import Transition, workflow_for
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -428,6 +428,18 @@ NEEDED: dict[Step, Callable[[Meta], bool]] = {
     hash_passwords: lambda meta: bool(meta.password_fields),
     check_set_only_once: lambda meta: bool(meta.set_only_once_fields),
     write_version: lambda meta: meta.track_changes and meta.name != "Version",
+}
+
+
+# steps that do nothing in a given call, whatever the document (what the caller switched off, what the
+# site has): a batch of documents leaves them out of its plan (engine/documents/bulk.py)
+IDLE: dict[Step, Callable[[Context, Meta, SaveOptions], bool]] = {
+    check_create: lambda ctx, meta, opts: opts.ignore_permissions,
+    guard_fields: lambda ctx, meta, opts: opts.ignore_permissions,
+    check_links: lambda ctx, meta, opts: opts.ignore_links,
+    check_workflow: lambda ctx, meta, opts: opts.workflow_transition is None
+    and workflow_for(ctx.site.meta, meta.name) is None,
+    emit_realtime: lambda ctx, meta, opts: not realtime.heard(ctx.site),
 }
 
 
