@@ -43,8 +43,14 @@ def _order(meta: Meta) -> list[str]:
 def _properties(meta: Meta, fieldname: str) -> dict[str, Any]:
     field = meta.by_name[fieldname]
     extra = field.model_extra or {}
-    return {prop: typed_value(prop, getattr(field, prop) if prop in type(field).model_fields else extra.get(prop))
-            for prop in FIELD_PROPERTIES}
+    out = {}
+    for prop in FIELD_PROPERTIES:
+        value = getattr(field, prop) if prop in type(field).model_fields else extra.get(prop)
+        try:
+            out[prop] = typed_value(prop, value)
+        except ValueError:  # a JSON's own odd value (`"bold": "yes"`) is shown as written, not refused
+            out[prop] = value
+    return out
 
 
 @whitelist(path="fw.desk.customize_form.fetch")

@@ -14,6 +14,7 @@ import pytest
 
 from engine import exceptions as exc
 from engine.context import Context, unit_of_work
+from engine.desk import customize_form
 from engine.documents import store
 from engine.documents.factory import get_doc, new_doc
 from engine.fixtures import export_fixtures, import_app_fixtures
@@ -223,3 +224,13 @@ async def test_fixtures_round_trip_with_their_module(tmp_path: Path, settings: S
             assert again.created == [] and again.updated == [] and again.unchanged == 1
     finally:
         forget_apps(apps_dir, [app_name])
+
+
+async def test_fetch_shows_a_jsons_odd_value_as_written(clean: Site, ctx: Context,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    meta = clean.meta.get(NOTE)
+    odd = meta.by_name["region"].model_copy(update={"bold": "yes"})
+    monkeypatch.setitem(meta.by_name, "region", odd)
+    monkeypatch.setattr(clean.meta, "preview", lambda doctype, setters: meta)
+    answer = await customize_form.fetch(ctx, NOTE)
+    assert next(f for f in answer["fields"] if f["fieldname"] == "region")["bold"] == "yes"
