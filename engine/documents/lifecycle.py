@@ -482,7 +482,7 @@ def plan_for(apps: AppRegistry, controller: type, meta: Meta, steps: tuple[Step,
 Cover = Callable[["Meta", type], bool]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # (hashed by identity: the key of its verdicts among the plans)
 class FastPath:
     """A way of doing one of the step lists above with fewer moving parts (from the request, without a
     `Document`: engine/documents/direct_create.py, one_call.py). `covers` names each step it does the
@@ -500,14 +500,13 @@ def fast_path_takes(apps: AppRegistry, controller: type, meta: Meta, path: FastP
     keeps. The one eligibility rule of the fast paths, creates and saves alike; kept with the plans, so
     a step or hook added to a step list is either covered or sends the doctype the ordinary way."""
     plans = apps.derived(controller, meta.name)
-    key = ("fast", path.name)
-    verdict = plans.get(key)
+    verdict: tuple[Meta, bool] | None = plans.get(path)
     if verdict is None or verdict[0] is not meta:
         plan = plan_for(apps, controller, meta, path.steps)
         takes = not plan.runs_code and all(
             (cover := path.covers.get(step)) is not None and cover(meta, controller) for step in plan.steps)
-        verdict = plans[key] = (meta, takes)
-    return bool(verdict[1])
+        verdict = plans[path] = (meta, takes)
+    return verdict[1]
 
 
 async def _run(op: Operation, steps: tuple[Step, ...]) -> None:

@@ -135,16 +135,15 @@ def _answer_bound(meta: Meta) -> int | None:
     return total
 
 
-async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any]) -> Document | None:
+async def update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any], *,
+                 own_unit: bool = False) -> Document | None:
     """The update `data` asks for, done in one call: the document as saved, or None when the ordinary
-    save must run (it then reads, checks and reports as always)."""
-    if ctx.uow is not None:
-        return await _update(ctx, doctype, name, data, final=ctx.single_operation)
-    async with unit_of_work(ctx):  # its own, as the ordinary save's: the realtime events go out on its commit
-        return await _update(ctx, doctype, name, data, final=True)
-
-
-async def _update(ctx: Context, doctype: str, name: str, data: Mapping[str, Any], *, final: bool) -> Document | None:
+    save must run (it then reads, checks and reports as always). Outside a unit of work it opens its
+    own (`own_unit`), as the ordinary save does: its realtime events go out on that unit's commit."""
+    if ctx.uow is None:
+        async with unit_of_work(ctx):
+            return await update(ctx, doctype, name, data, own_unit=True)
+    final = own_unit or ctx.single_operation
     meta = ctx.meta(doctype)
     plan = plan_for(ctx, meta)
     if plan is None or workflow_for(ctx.site.meta, doctype) is not None:
