@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT.parent))
 
 from bench.http_bench import stop, wait_ready  # noqa: E402
 from bench.peer_bench import OPERATIONS, alternate, lua_scripts, seed  # noqa: E402
-from engine import embedded  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 
 
 def main() -> None:

@@ -52,7 +52,7 @@ sys.path.insert(0, str(REPO))
 from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright  # noqa: E402
 
 from bench.desk_bench_data import BULK_DATE, BULK_ROWS, REPORT_PERIOD, REPORT_ROWS  # noqa: E402
-from engine import embedded  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 
 CHROMIUM = os.environ.get("FW_CHROMIUM", "/usr/bin/chromium")
 LAUNCH_ARGS = [

@@ -23,11 +23,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
-from engine import db, embedded  # noqa: E402
+from engine import db  # noqa: E402
+from engine.apps.loader import registry_from_settings  # noqa: E402
 from engine.documents.factory import get_doc, new_doc  # noqa: E402
-from engine.loader import registry_from_settings  # noqa: E402
+from engine.documents.naming import hash_name  # noqa: E402
 from engine.migrate import sync_schema  # noqa: E402
-from engine.naming import hash_name  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 from engine.query.listing import get_list  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from engine.site import Site  # noqa: E402

@@ -44,7 +44,7 @@ sys.path.insert(0, str(ROOT.parent))
 
 from bench import profile_writes  # noqa: E402
 from bench.peer_bench import DB_NAME, seed  # noqa: E402
-from engine import embedded  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from server.app import create_app  # noqa: E402
 
@@ -125,9 +125,9 @@ async def add_property_setters(url: str, count: int) -> None:
     each), then the schema synced: otherwise the first fw child would rewrite the DocType records in
     its start-up migrate (its definitions changed) and the other not, a one-off cost in one total."""
     from engine import db
+    from engine.apps.loader import registry_from_settings
     from engine.context import unit_of_work
     from engine.documents.factory import new_doc
-    from engine.loader import registry_from_settings
     from engine.migrate import sync_schema
     from engine.site import Site
 

@@ -36,12 +36,13 @@ ROOT = Path(__file__).resolve().parent
 REPO = ROOT.parent
 sys.path.insert(0, str(REPO))
 
-from engine import db, embedded  # noqa: E402
+from engine import db  # noqa: E402
+from engine.apps.loader import registry_from_settings  # noqa: E402
 from engine.core.bootstrap import ensure_bootstrap  # noqa: E402
 from engine.jobs import queue  # noqa: E402
 from engine.jobs.queue import RESULT_PREFIX  # noqa: E402
-from engine.loader import registry_from_settings  # noqa: E402
 from engine.migrate import sync_schema  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from engine.site import Site  # noqa: E402
 from tests.support.redis_server import start_redis  # noqa: E402

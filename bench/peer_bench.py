@@ -36,8 +36,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
 from bench.http_bench import fresh_site, run_wrk, start, stop, wait_ready  # noqa: E402
-from engine import embedded  # noqa: E402
-from engine.naming import hash_name  # noqa: E402
+from engine.documents.naming import hash_name  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 
 DB_NAME = "fw_peer_bench"
 COMPANIES = [f"Company {i}" for i in range(5)]

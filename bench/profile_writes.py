@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 
 from bench.peer_bench import DB_NAME, LIST_PATH, seed  # noqa: E402
-from engine import embedded  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from server.app import create_app  # noqa: E402
 

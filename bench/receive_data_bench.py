@@ -31,12 +31,13 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from engine import db, embedded  # noqa: E402
+from engine import db  # noqa: E402
+from engine.apps.loader import registry_from_settings  # noqa: E402
 from engine.context import unit_of_work  # noqa: E402
 from engine.documents.bulk import insert_many  # noqa: E402
 from engine.documents.factory import new_doc  # noqa: E402
-from engine.loader import registry_from_settings  # noqa: E402
 from engine.migrate import migrate  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from engine.site import Site  # noqa: E402
 
@@ -156,7 +157,7 @@ async def bench_calculation(site: Site, staff: list[tuple[str, str]]) -> dict[st
 
 
 async def bench_report(site: Site, staff: list[tuple[str, str]], total: int) -> dict[str, float]:
-    from engine import reports
+    from engine.reports import script_report as reports
 
     ctx = site.context()
     coll = site.db.collection("employee_score")

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT.parent))
 from bench.http_bench import run_wrk, start, stop, wait_ready  # noqa: E402
 from bench.jobs_bench import Proc, drain_rate, enqueue_many, env_for, fw, prepare  # noqa: E402
 from bench.peer_bench import group_cpu_seconds, lua_scripts, process_cpu_seconds, seed  # noqa: E402
-from engine import embedded  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 from tests.support.redis_server import start_redis  # noqa: E402
 from tests.support.replica_set import start_replica_set  # noqa: E402
 

@@ -43,8 +43,8 @@ sys.path.insert(0, str(ROOT.parent))
 
 from bench.http_bench import DB_NAME, seed, wait_ready  # noqa: E402
 from bench.jobs_bench import Proc, env_for, fw  # noqa: E402
-from engine import embedded  # noqa: E402
 from engine.jobs.queue import RESULT_PREFIX  # noqa: E402
+from engine.mongod import embedded  # noqa: E402
 from tests.support.redis_server import start_redis  # noqa: E402
 
 RECORD = "/api/resource/Bench Record"

@@ -31,7 +31,7 @@ _EXPORTS = {
     "count": "engine.query.listing",
     "exists": "engine.query.listing",
     "has_permission": "engine.permissions",
-    "whitelist": "engine.whitelisted",
+    "whitelist": "engine.apps.whitelisted",
     "_": "engine.translation",
     "throw": "engine.api",
     "delete_doc": "engine.api",
@@ -43,7 +43,7 @@ _EXPORTS = {
     "publish_realtime": "engine.realtime",
     "publish_progress": "engine.realtime",
     "log_error": "engine.error_log",
-    "apply_workflow": "engine.workflow",
+    "apply_workflow": "engine.documents.workflow",
     "exceptions": "engine",
 }
 

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
-from engine.apps import App, load_apps, read_apps_txt
+from engine.apps.installed import App, load_apps, read_apps_txt
 
 if TYPE_CHECKING:
     from engine.settings import Settings

@@ -20,6 +20,6 @@ API_DIGEST_KEY = "_api_secret_digest"
 
 # fw's state records, one per key: `meta` (the meta version, engine/meta/registry.py), `schema` (the
 # definitions' hash, engine/schema_sync.py), `migrate_lock` (engine/migrate.py), `installed_apps`
-# (engine/installer.py), `secret_key` (engine/auth.py). fw's other private collections (`_fw_*`) are
+# (engine/apps/installer.py), `secret_key` (engine/auth.py). fw's other private collections (`_fw_*`) are
 # each named once, by the module that owns them.
 STATE_COLLECTION = "_fw_state"

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import traceback
 
-from engine import naming
 from engine.clock import now_str
 from engine.context import Context
-from engine.documents import store
+from engine.documents import naming, store
 
 MAX_TEXT = 100_000
 

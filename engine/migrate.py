@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 from engine import db
 from engine import exceptions as exc
-from engine.callables import call_with_supported
+from engine.apps.callables import call_with_supported
+from engine.apps.fixtures import import_app_fixtures
+from engine.apps.installer import install_pending, installed_apps
+from engine.apps.site_doctypes import site_modules
 from engine.clock import now_str
 from engine.constants import STATE_COLLECTION
 from engine.context import unit_of_work
 from engine.core.bootstrap import ensure_bootstrap
 from engine.documents import store
-from engine.fixtures import import_app_fixtures
-from engine.installer import install_pending, installed_apps
 from engine.jobs import outbox
 from engine.jobs.scheduler import sync_job_types
 
@@ -35,7 +36,6 @@ from engine.schema_sync import desired_indexes as desired_indexes
 from engine.schema_sync import stored_record as stored_record
 from engine.schema_sync import sync_doctype as sync_doctype
 from engine.schema_sync import sync_schema as sync_schema
-from engine.site_doctypes import site_modules
 
 if TYPE_CHECKING:
     from engine.site import Site

@@ -16,18 +16,19 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from engine import db, site_mongod
+from engine import db
 from engine import exceptions as exc
 from engine.cache_bus import CacheBus
 from engine.constants import AUTOMATIC_ROLES
 from engine.meta.registry import MetaRegistry
+from engine.mongod import site_mongod
 from engine.services import JobsBackend, Publisher, RedisPublisher
 from engine.sessions import SessionStore
 from engine.settings import Settings
 
 if TYPE_CHECKING:
+    from engine.apps.registry import AppRegistry
     from engine.meta.schema import Meta
-    from engine.registry import AppRegistry
 
 log = logging.getLogger("fw.site")
 log_realtime = logging.getLogger("fw.realtime")

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import logging
 
-from engine import db, embedded, site_mongod
+from engine import db
 from engine import exceptions as exc
-from engine.loader import registry_from_settings
-from engine.registry import AppRegistry
+from engine.apps.loader import registry_from_settings
+from engine.apps.registry import AppRegistry
+from engine.mongod import embedded, site_mongod
 from engine.settings import Settings
 from engine.site import Site
 

@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.routing import Match, Route
 
-from engine import whitelisted
+from engine.apps import whitelisted
 
 METHOD_PREFIXES = ("/api/method/", "/api/v1/method/", "/api/v2/method/")
 # the session functions of the method paths (server/routes/session.py) and the methods they are

@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from engine import db, embedded
+from engine import db
+from engine.apps.loader import registry_from_settings
+from engine.apps.registry import AppRegistry
 from engine.context import Context
 from engine.core.bootstrap import ensure_bootstrap
-from engine.loader import registry_from_settings
 from engine.migrate import sync_schema
-from engine.registry import AppRegistry
+from engine.mongod import embedded
 from engine.settings import Settings
 from engine.site import Site
 from tests.support.redis_server import RedisServer, start_redis

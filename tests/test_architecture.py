@@ -25,7 +25,7 @@ import import_graph  # noqa: E402
 PACKAGES = ["engine", "server"]
 CLI_PREFIXES = ("engine.cli", "engine.commands")
 # babel, which only form loads with scripts need, stays out of every process that never sends one
-DEFERRED_ELSEWHERE = {("engine.meta.bundle", "engine.messages"), ("engine.report_filters", "engine.messages")}
+DEFERRED_ELSEWHERE = {("engine.meta.bundle", "engine.messages"), ("engine.reports.filters", "engine.messages")}
 
 
 @pytest.fixture(scope="module")

@@ -13,8 +13,8 @@ import sys
 import zipfile
 from pathlib import Path
 
-from engine import site_mongod
-from engine.embedded import stop_pid
+from engine.mongod import site_mongod
+from engine.mongod.embedded import stop_pid
 from tests.support.checkout import ROOT, copy_clean_checkout
 
 # the kinds of files the Desk's assets will be (server/desk/static/**): each must reach the wheel

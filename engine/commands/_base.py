@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 from rich.console import Console
 
-from engine import embedded, site_mongod
 from engine import exceptions as exc
-from engine.apps import read_apps_txt
+from engine.apps.installed import read_apps_txt
+from engine.mongod import embedded, site_mongod
 from engine.settings import Settings, get_settings
 
 if TYPE_CHECKING:

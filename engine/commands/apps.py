@@ -86,8 +86,8 @@ def install_app(app: str) -> None:
     Migrates first (idempotent), so a fresh database works.
     """
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
-    from engine.apps import read_apps_txt
-    from engine.installer import install_app as install
+    from engine.apps.installed import read_apps_txt
+    from engine.apps.installer import install_app as install
     from engine.migrate import migrate
 
     settings = get_settings()
@@ -114,8 +114,8 @@ def install_app(app: str) -> None:
 def new_app(name: str) -> None:
     """Create a working app NAME under apps/ (a sample doctype, API, translations, JS, tests)."""
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
-    from engine import scaffold
-    from engine.apps import read_apps_txt
+    from engine.apps.installed import read_apps_txt
+    from engine.commands import scaffold
 
     settings = get_settings()
     problem = scaffold.name_problem(name, settings.apps_dir, read_apps_txt(settings.apps_txt))

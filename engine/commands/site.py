@@ -30,7 +30,7 @@ def execute(dotted_path: str, kwargs_json: str, user: str) -> None:
     everything it wrote.
     """
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
-    from engine.callables import call_with_supported, resolve_dotted
+    from engine.apps.callables import call_with_supported, resolve_dotted
     from engine.context import unit_of_work
     from engine.documents import store
 
@@ -72,7 +72,7 @@ def execute(dotted_path: str, kwargs_json: str, user: str) -> None:
 def export_fixtures(app_name: str | None) -> None:
     """Write apps/<app>/fixtures/<doctype>.json for each entry of the app's `fixtures` hook."""
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
-    from engine.fixtures import export_fixtures as export
+    from engine.apps.fixtures import export_fixtures as export
 
     async def go(settings: Settings) -> list[str]:
         async with opened_site(settings) as site:

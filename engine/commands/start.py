@@ -1,9 +1,9 @@
 """`fw start`: the whole site in one command, as Frappe's `bench start`: the web server, the scheduler
-and, with FW_REDIS_URL, a worker, under engine/supervisor.py (prefixed output per process, restarts,
+and, with FW_REDIS_URL, a worker, under engine/commands/supervisor.py (prefixed output per process, restarts,
 a clean stop on Ctrl+C or SIGTERM).
 
 On the embedded default it starts the site's mongod once and holds it while it runs; its processes
-(and any other fw command run meanwhile) attach to it (engine/site_mongod.py). Should that mongod
+(and any other fw command run meanwhile) attach to it (engine/mongod/site_mongod.py). Should that mongod
 die, `fw start` starts it again on the same port within a second or two, and the processes' drivers
 reconnect by themselves. One `fw start` per
 site: a second one finds the first one's lock and exits 2 naming its PID.
@@ -21,11 +21,11 @@ from pathlib import Path
 import click
 
 from engine import exceptions as exc
-from engine import site_mongod
 from engine.commands._base import fail, hold_embedded_mongod, opened_site, run
+from engine.commands.supervisor import ProcessSpec, Supervisor
+from engine.mongod import site_mongod
+from engine.mongod.site_mongod import SharedMongod
 from engine.settings import Settings, get_settings
-from engine.site_mongod import SharedMongod
-from engine.supervisor import ProcessSpec, Supervisor
 
 MONGOD_CHECK_SECONDS = 1.0
 

@@ -1,4 +1,4 @@
-"""Replica-set bootstrap of a private mongod (used by engine.embedded)."""
+"""Replica-set bootstrap of a private mongod (used by engine.mongod.embedded)."""
 
 from __future__ import annotations
 

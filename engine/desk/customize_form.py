@@ -14,6 +14,7 @@ from typing import Any
 
 from engine import exceptions as exc
 from engine import permissions
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
 from engine.core.property_setter import DOCTYPE_LEVEL, FIELD_LEVEL, setter_name
 from engine.documents.factory import get_doc, new_doc
@@ -22,7 +23,6 @@ from engine.meta.schema import Meta
 from engine.methods.args import json_arg
 from engine.query.listing import count, get_all
 from engine.translation import _
-from engine.whitelisted import whitelist
 
 SETTER = "Property Setter"
 SETTER_FIELDS = ["name", "field_name", "property", "value", "module"]

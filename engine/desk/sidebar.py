@@ -21,7 +21,7 @@ from engine.translation import translate
 
 if TYPE_CHECKING:
     from engine.context import Context
-    from engine.reports import ReportDef
+    from engine.reports.script_report import ReportDef
 
 CORE_MODULE = "Core"
 

@@ -50,21 +50,21 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from engine import db, naming
+from engine import db
 from engine import exceptions as exc
 from engine.clock import now_str
 from engine.context import unit_of_work
-from engine.documents import docstatus, lifecycle, store, validation
+from engine.documents import docstatus, lifecycle, naming, store, validation
 from engine.documents.docstatus import Action
 from engine.documents.lifecycle import Operation, SaveOptions, Step
 from engine.translation import _
 
 if TYPE_CHECKING:
+    from engine.apps.registry import AppRegistry
     from engine.context import Context
     from engine.documents.base import BaseDocument
     from engine.documents.document import Document
     from engine.meta.schema import Meta
-    from engine.registry import AppRegistry
 
 __all__ = ["BulkInsertResult", "insert_many"]
 

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
-from engine import naming, permissions, realtime
+from engine import permissions, realtime
 from engine.clock import now_str
-from engine.documents import docstatus, lifecycle, store, validation
+from engine.documents import docstatus, lifecycle, naming, store, validation
 from engine.documents.base import IGNORED_INPUT
 from engine.documents.document import Document
 from engine.meta import fieldtypes

@@ -11,10 +11,10 @@ from typing import Any, Self
 
 from engine import exceptions as exc
 from engine import permissions
+from engine.apps.whitelisted import whitelist
 from engine.documents import lifecycle, store
 from engine.documents.base import BaseDocument
 from engine.translation import _
-from engine.whitelisted import whitelist
 
 
 class Document(BaseDocument):

@@ -22,21 +22,21 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import orjson
 
 from engine import exceptions as exc
-from engine import naming, permissions, realtime
+from engine import permissions, realtime
 from engine.clock import now_str
 from engine.context import unit_of_work
 from engine.core import passwords
-from engine.documents import concurrency, docstatus, links, store, tree, validation, versioning, workflow_check
+from engine.documents import concurrency, docstatus, links, naming, store, tree, validation, versioning, workflow_check
 from engine.documents.docstatus import Action
 from engine.meta import fieldtypes
 from engine.meta.workflows import Transition, workflow_for
 from engine.translation import _
 
 if TYPE_CHECKING:
+    from engine.apps.registry import AppRegistry
     from engine.context import Context
     from engine.documents.base import BaseDocument
     from engine.meta.schema import Meta
-    from engine.registry import AppRegistry
 
 D = TypeVar("D", bound="BaseDocument")
 

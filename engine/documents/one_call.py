@@ -35,9 +35,9 @@ from engine.clock import now_str
 from engine.context import unit_of_work
 from engine.documents import docstatus, lifecycle, store
 from engine.documents.base import ECHOED_BY_CLIENTS, IGNORED_INPUT
+from engine.documents.naming import MAX_NAME_LENGTH
 from engine.meta import fieldtypes
 from engine.meta.workflows import workflow_for
-from engine.naming import MAX_NAME_LENGTH
 
 if TYPE_CHECKING:
     from engine.context import Context

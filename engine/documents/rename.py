@@ -17,10 +17,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
-from engine import naming, permissions
+from engine import permissions
 from engine.constants import CORE_ROLES, STANDARD_USERS
 from engine.context import unit_of_work
-from engine.documents import lifecycle, store
+from engine.documents import lifecycle, naming, store
 from engine.documents.factory import get_doc
 from engine.documents.links import linking_paths, reference_paths
 from engine.meta import fieldtypes

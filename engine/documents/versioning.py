@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from engine import naming
-from engine.documents import store
+from engine.documents import naming, store
 from engine.documents.docstatus import Action
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """The workflow step of the lifecycle: a save keeps the workflow state consistent with the workflow's
-transitions and the docstatus; a new document starts in the first state. engine/workflow.py moves
+transitions and the docstatus; a new document starts in the first state. engine/documents/workflow.py moves
 documents along transitions (`apply_workflow`)."""
 
 from __future__ import annotations

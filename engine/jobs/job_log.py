@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from engine.clock import now_str
 from engine.documents import store
+from engine.documents.naming import hash_name
 from engine.jobs.payload import DEFAULT_TIMEOUTS, MAX_TIMEOUT, JobPayload
 from engine.meta.schema import collection_name
-from engine.naming import hash_name
 
 if TYPE_CHECKING:
     from engine.site import Site

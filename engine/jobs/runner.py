@@ -10,7 +10,7 @@ import logging
 import traceback
 from typing import TYPE_CHECKING, Any
 
-from engine.callables import call_with_supported
+from engine.apps.callables import call_with_supported
 from engine.context import Context, unit_of_work
 from engine.error_log import log_error
 from engine.jobs import job_log

@@ -29,7 +29,7 @@ from engine.jobs.queue import backend_for
 from engine.wiring import open_site
 
 if TYPE_CHECKING:
-    from engine.registry import ScheduledEvent
+    from engine.apps.registry import ScheduledEvent
     from engine.settings import Settings
     from engine.site import Site
 

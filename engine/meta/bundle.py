@@ -14,7 +14,7 @@ A doctype's dict is its DocType record (engine/meta/record.py: top-level keys, `
   content, since its CSP runs no script text it did not load from the server.
 - `__workflow_docs` (Frappe's): the doctype's active Workflow record and the Workflow State records
   of its states; `__workflow` (fw's): the same, compact, with each state's indicator colour and the
-  role that may edit in it (engine.workflow.desk_workflow). Absent without an active workflow.
+  role that may edit in it (engine.documents.workflow.desk_workflow). Absent without an active workflow.
 - `__messages`: `{source: translation}` in the context's language for the strings the Desk shows
   for this doctype: its name and description, its fields' labels, descriptions and Select options,
   its workflow's states and actions, and the `__()` messages of its scripts (`source:context` keys
@@ -47,9 +47,9 @@ from engine.meta.workflows import desk_workflow, workflow_for
 from engine.translation import _, translate
 
 if TYPE_CHECKING:
+    from engine.apps.registry import AppRegistry
     from engine.context import Context
     from engine.meta.schema import Meta
-    from engine.registry import AppRegistry
 
 STAMP_KEYS = ("owner", "creation", "modified", "modified_by")
 SCRIPT_KEYS = {"__js": "doctype_js", "__list_js": "doctype_list_js"}

@@ -24,8 +24,8 @@ from engine.meta.workflows import WorkflowDef, load_workflows
 from engine.translation import _
 
 if TYPE_CHECKING:
+    from engine.apps.registry import AppRegistry
     from engine.db import Database
-    from engine.registry import AppRegistry
 
 log = logging.getLogger("fw.meta")
 # the field rules the Desk evaluates (DocFieldSchema keeps them as extra keys, uninterpreted)

@@ -1,5 +1,5 @@
 """Workflow definitions: the active Workflow records, read with the meta (engine/meta/registry.py) and
-sent with it to the Desk. engine/workflow.py applies them to documents."""
+sent with it to the Desk. engine/documents/workflow.py applies them to documents."""
 
 from __future__ import annotations
 

@@ -1,14 +1,14 @@
-"""The list's bulk actions under Frappe's paths (engine/bulk_actions.py does the work): each row its own unit
+"""The list's bulk actions under Frappe's paths (engine/desk/bulk_actions.py does the work): each row its own unit
 of work, with a result per row; a large batch, or one asked for with `background`, runs as a job."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine import bulk_actions as bulk
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
+from engine.desk import bulk_actions as bulk
 from engine.methods.args import bool_arg, json_arg
-from engine.whitelisted import whitelist
 
 
 @whitelist(path="fw.desk.reportview.delete_items", methods=["POST"])

@@ -10,6 +10,7 @@ from typing import Any
 
 from engine import exceptions as exc
 from engine import permissions
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
 from engine.documents import concurrency, direct_create, one_call
 from engine.documents.base import ECHOED_BY_CLIENTS
@@ -21,7 +22,6 @@ from engine.methods import expand as expansion
 from engine.methods.args import bool_arg, document_ref, json_arg
 from engine.query import listing
 from engine.translation import _
-from engine.whitelisted import whitelist
 
 MAX_INSERT_MANY = 200
 CLIENT_NAMED = frozenset({"prompt", "uuid"})

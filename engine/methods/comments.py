@@ -1,14 +1,14 @@
 """Comments under Frappe's paths (`frappe.desk.form.utils.add_comment` / `update_comment`) and fw's
-`delete_comment`; engine/comments.py has the rules (the parent document's read permission; the
+`delete_comment`; engine/desk/comments.py has the rules (the parent document's read permission; the
 author edits and deletes their own)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from engine import comments
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
-from engine.whitelisted import whitelist
+from engine.desk import comments
 
 
 @whitelist(path="fw.desk.form.utils.add_comment", methods=["POST"])

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from engine import exceptions as exc
-from engine import reports, workflow
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
+from engine.documents import workflow
 from engine.documents.document import Document
 from engine.methods.args import document_ref, json_arg
 from engine.methods.client import load_for, readable_dict
+from engine.reports import script_report as reports
 from engine.translation import _
-from engine.whitelisted import whitelist
 
 
 def _report(ctx: Context, report_name: str) -> reports.ReportDef:

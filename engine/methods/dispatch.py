@@ -23,7 +23,7 @@ from pydantic import TypeAdapter
 from pydantic import ValidationError as PydanticValidationError
 
 from engine import exceptions as exc
-from engine import whitelisted
+from engine.apps import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
 from engine.meta.schema import scrub

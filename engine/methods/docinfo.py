@@ -1,6 +1,6 @@
 """A form's `docinfo` (Frappe's `frappe.desk.form.load.get_docinfo`): what the Desk shows around a
 document. fw keeps attachments (File), versions (Version, for `track_changes` doctypes), comments
-(engine/comments.py: the newest, with `total_comments`) and the caller's rights; Frappe's other keys
+(engine/desk/comments.py: the newest, with `total_comments`) and the caller's rights; Frappe's other keys
 (assignments, shares, tags...) are sent empty, so a Desk that reads them finds what it expects.
 
 Versions are cut to what the caller may read: a change to a field above the caller's permlevels,
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from engine import permissions
-from engine.comments import for_document
+from engine.desk.comments import for_document
 from engine.documents import store
 from engine.meta.schema import RIGHTS
 

@@ -9,14 +9,14 @@ from __future__ import annotations
 from typing import Any
 
 from engine import exceptions as exc
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
+from engine.desk.user_settings import stored_text
 from engine.meta.bundle import doctype_meta, meta_bundle, parent_doctype
 from engine.methods.args import bool_arg
 from engine.methods.client import load_for, readable_dict
 from engine.methods.docinfo import docinfo
 from engine.translation import _
-from engine.user_settings import stored_text
-from engine.whitelisted import whitelist
 
 
 @whitelist(path="fw.desk.form.load.getdoctype")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine import exceptions as exc
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
 from engine.jobs.queue import backend_for, job_status
 from engine.translation import _
-from engine.whitelisted import whitelist
 
 
 @whitelist(path="fw.utils.background_jobs.get_job_status")

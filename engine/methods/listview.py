@@ -1,6 +1,6 @@
 """The list's helpers under Frappe's paths: per-user list settings
-(`frappe.model.utils.user_settings.get/save`, engine/user_settings.py) and the sidebar's group-by
-counts (`frappe.desk.listview.get_group_by_count`, engine/group_by.py)."""
+(`frappe.model.utils.user_settings.get/save`, engine/desk/user_settings.py) and the sidebar's group-by
+counts (`frappe.desk.listview.get_group_by_count`, engine/desk/group_by.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from typing import Any
 import orjson
 from typing_extensions import TypedDict
 
-from engine import group_by
-from engine import user_settings as settings_store  # `user_settings` is Frappe's argument name
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
+from engine.desk import group_by
+from engine.desk import user_settings as settings_store  # `user_settings` is Frappe's argument name
 from engine.methods.args import json_arg
-from engine.whitelisted import whitelist
 
 
 class GroupCount(TypedDict, total=False):

@@ -25,14 +25,14 @@ from typing_extensions import TypedDict  # (pydantic describes only this one in 
 
 from engine import exceptions as exc
 from engine import permissions
-from engine.callables import call_with_supported
+from engine.apps.callables import call_with_supported
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
 from engine.meta.schema import Meta
 from engine.methods import dispatch
 from engine.methods.args import json_arg
 from engine.query import listing
 from engine.translation import _
-from engine.whitelisted import whitelist
 
 # field types whose text a search looks into (Frappe's list)
 SEARCHABLE_TYPES = frozenset({"Data", "Text", "Small Text", "Long Text", "Link", "Select", "Read Only",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from engine import auth
 from engine import exceptions as exc
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
 from engine.translation import _
-from engine.whitelisted import whitelist
 
 
 @whitelist(path="fw.core.doctype.user.user.generate_keys", methods=["POST"])

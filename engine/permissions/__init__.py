@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
-from engine.callables import call_with_supported
+from engine.apps.callables import call_with_supported
 from engine.meta import fieldtypes
 from engine.meta.schema import RIGHTS
 from engine.permissions import core_rules, rows

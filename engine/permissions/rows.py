@@ -10,7 +10,7 @@ import inspect
 from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
-from engine.callables import call_with_supported
+from engine.apps.callables import call_with_supported
 from engine.documents import store, tree
 from engine.permissions.core_rules import rule_for as core_rule_for
 from engine.query.ast import And, Cond, Node, Op

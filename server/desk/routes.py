@@ -17,11 +17,11 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engine import exceptions as exc
-from engine import report_filters
 from engine.context import Context
 from engine.desk.boot import build_boot
 from engine.meta.bundle import script_text
-from engine.reports import check_runnable
+from engine.reports import filters as report_filters
+from engine.reports.script_report import check_runnable
 from engine.translation import _
 from server.context import context_for, negotiate_language, request_caller, site_of
 from server.desk import pages

@@ -73,7 +73,7 @@ import orjson
 from starlette.requests import Request
 from starlette.responses import Response
 
-from engine import whitelisted
+from engine.apps import whitelisted
 from server.openapi.doctypes import component_name, doctype_schemas, ref
 from server.openapi.operations import ERROR_RESPONSES, SECURITY, V2_SUFFIX, json_content
 from server.openapi.paths_v1 import error_schema, file_paths, method_path, resource_paths, session_paths

@@ -8,7 +8,7 @@ import inspect
 import re
 from typing import TYPE_CHECKING, Any
 
-from engine import whitelisted
+from engine.apps import whitelisted
 from engine.documents.document import Document
 from engine.meta.schema import Meta
 from engine.methods import dispatch

@@ -6,7 +6,7 @@ from __future__ import annotations
 import inspect
 from typing import TYPE_CHECKING, Any
 
-from engine import whitelisted
+from engine.apps import whitelisted
 from engine.meta.schema import Meta
 from engine.methods import dispatch
 from server.openapi.doctypes import TEXT, component_name, ref, with_null

@@ -16,7 +16,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from engine import exceptions as exc
-from engine import whitelisted
+from engine.apps import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
 from engine.methods import client, copies, dispatch, form_load

@@ -18,9 +18,9 @@ import pytest
 from workforce_scoring.install import ensure_defaults
 
 from engine import auth
+from engine.apps.fixtures import import_app_fixtures
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
-from engine.fixtures import import_app_fixtures
 from engine.site import Site
 from tests.server.conftest import ApiUser, admin, client  # noqa: F401 - fixtures used by the app tests
 

@@ -13,8 +13,8 @@ import httpx
 import pytest
 
 from engine.assets import build
+from engine.documents.workflow import style_colour
 from engine.site import Site
-from engine.workflow import style_colour
 from server.app import create_app
 from tests.conftest import make_settings
 
@@ -26,7 +26,7 @@ FIXTURES = REPO / "apps" / "workforce_scoring" / "fixtures"
 
 
 def fixture_workflow() -> dict[str, object]:
-    """`__workflow` of Warehouse Violation as the meta carries it (engine.workflow.desk_workflow):
+    """`__workflow` of Warehouse Violation as the meta carries it (engine.documents.workflow.desk_workflow):
     the fixture workflow's states, each in its Workflow State style's colour."""
     workflow = next(w for w in json.loads((FIXTURES / "workflow.json").read_text())
                     if w["document_type"] == "Warehouse Violation")

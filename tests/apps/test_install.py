@@ -6,9 +6,9 @@ import json
 
 from workforce_scoring.install import ensure_defaults
 
+from engine.apps.fixtures import export_fixtures, import_app_fixtures
 from engine.context import unit_of_work
 from engine.documents.factory import get_doc
-from engine.fixtures import export_fixtures, import_app_fixtures
 from engine.query.listing import get_all
 from engine.site import Site
 from tests.apps.conftest import app_of

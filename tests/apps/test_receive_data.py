@@ -8,7 +8,7 @@ import json
 import httpx
 import pymongo
 
-from engine import embedded
+from engine.mongod import embedded
 from engine.query.listing import get_all
 from engine.site import Site
 from tests.apps.conftest import Org, People, call

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import embedded
+from engine.mongod import embedded
 from tests.e2e.conftest import ADMIN_PASSWORD, REPO_ROOT, FwServerFactory, free_port, fw_servers  # noqa: F401
 
 README = REPO_ROOT / "README.md"

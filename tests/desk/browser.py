@@ -27,8 +27,8 @@ import pymongo
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect, sync_playwright
 
-from engine import embedded
-from engine.user_settings import COLLECTION as USER_SETTINGS
+from engine.desk.user_settings import COLLECTION as USER_SETTINGS
+from engine.mongod import embedded
 from tests.e2e.conftest import ADMIN_PASSWORD, REPO_ROOT, FwServer, FwServerFactory
 
 CHROMIUM = os.environ.get("FW_CHROMIUM", "/usr/bin/chromium")

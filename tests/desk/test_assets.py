@@ -20,8 +20,8 @@ import httpx
 import pytest
 
 from engine import translation
+from engine.apps.registry import AppRegistry
 from engine.context import Context
-from engine.registry import AppRegistry
 from server.desk.assets import IMMUTABLE, STATIC, DeskAssets
 from tests.desk.conftest import cookie_login, desk_user
 

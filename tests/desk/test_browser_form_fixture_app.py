@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
 
-from engine import embedded
+from engine.mongod import embedded
 from tests.desk.browser import DeskServer, _fw
 from tests.e2e.conftest import FwServerFactory
 

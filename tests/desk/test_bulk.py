@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
-from engine import bulk_actions
+from engine.desk import bulk_actions
 from engine.site import Site
 from tests.apps.conftest import Org, People, call, drain_jobs
 from tests.server.conftest import ApiUser

@@ -13,7 +13,7 @@ import httpx
 import pytest
 
 from engine import exceptions as exc
-from engine.report_filters import parse_filters
+from engine.reports.filters import parse_filters
 from tests.apps.conftest import Org, People, link_user
 from tests.server.conftest import ApiUser
 from tests.server.helpers import ok, refused

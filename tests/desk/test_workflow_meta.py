@@ -11,8 +11,8 @@ import httpx
 
 from engine.context import unit_of_work
 from engine.documents.factory import get_doc
+from engine.documents.workflow import STYLE_COLOURS, style_colour
 from engine.site import Site
-from engine.workflow import STYLE_COLOURS, style_colour
 from tests.apps.conftest import People, api_user
 from tests.server.conftest import ApiUser
 from tests.server.helpers import ok, refused

@@ -24,12 +24,12 @@ from typing import Any
 import httpx
 import pytest
 
-from engine import embedded
+from engine.apps.registry import AppRegistry
 from engine.jobs import queue
 from engine.jobs.payload import JobPayload
 from engine.jobs.worker import LEASE_GRACE
+from engine.mongod import embedded
 from engine.query.listing import get_all
-from engine.registry import AppRegistry
 from engine.site import Site
 from engine.wiring import open_site
 from tests.conftest import make_settings

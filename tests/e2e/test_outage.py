@@ -29,12 +29,12 @@ import httpx
 import pymongo
 import pytest
 
-from engine import embedded
+from engine.apps.registry import AppRegistry
 from engine.context import unit_of_work
 from engine.documents.bulk import insert_many
 from engine.documents.factory import new_doc
+from engine.mongod import embedded
 from engine.query.listing import get_all
-from engine.registry import AppRegistry
 from engine.site import Site
 from engine.wiring import open_site
 from tests.conftest import make_settings

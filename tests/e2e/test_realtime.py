@@ -23,7 +23,8 @@ import pymongo
 import pytest
 import socketio
 
-from engine import auth, embedded
+from engine import auth
+from engine.mongod import embedded
 from tests.e2e.conftest import FwServer, FwServerFactory, login
 from tests.support.redis_server import RedisServer
 

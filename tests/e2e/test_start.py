@@ -24,8 +24,8 @@ import httpx
 import pymongo
 import pytest
 
-from engine import embedded, site_mongod
 from engine.commands.start import process_specs
+from engine.mongod import embedded, site_mongod
 from engine.settings import Settings
 from tests.conftest import FIXTURES
 from tests.e2e.conftest import free_port

@@ -1,7 +1,7 @@
 """Apps written into temporary folders by the registry, fixture and installer tests, and the
 registries and sites built from them, without disturbing the session's registry.
 
-`engine.loader.build_registry` is process-global in two ways: it clears and reloads the translation
+`engine.apps.loader.build_registry` is process-global in two ways: it clears and reloads the translation
 catalogs, and it freezes the whitelist. `temp_registry` restores both at once (the session's apps keep
 their translations, and can still register their functions if their registry is built later);
 `forget_apps` drops the temporary packages from `sys.modules` and `sys.path` afterwards, so another
@@ -18,11 +18,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from engine import db, translation, whitelisted
+from engine import db, translation
+from engine.apps import whitelisted
+from engine.apps.loader import build_registry
+from engine.apps.registry import AppRegistry
 from engine.core.bootstrap import ensure_bootstrap
-from engine.loader import build_registry
 from engine.migrate import sync_schema
-from engine.registry import AppRegistry
 from engine.settings import Settings
 from engine.site import Site
 from tests.engine.cli_apps import write_files

@@ -20,8 +20,8 @@ import pymongo
 import pytest
 from click.testing import CliRunner
 
-from engine import embedded
 from engine.cli import main
+from engine.mongod import embedded
 from engine.settings import get_settings
 from tests.e2e.conftest import ADMIN_PASSWORD, FwServer, FwServerFactory, login
 from tests.engine.cli_apps import write_cliapp, write_clibad, write_files

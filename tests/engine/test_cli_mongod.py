@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import embedded, site_mongod
+from engine.mongod import embedded, site_mongod
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,6 +79,6 @@ def test_a_corrupt_data_directory_is_one_line(root: Path) -> None:
 
 def test_an_unreachable_mongo_url_is_one_line(root: Path) -> None:
     url = f"mongodb://fw:secret@127.0.0.1:{embedded.free_port()}/?replicaSet=rs0"
-    line = _one_error_line(fw(root, "execute", "engine.callables.resolve_dotted", extra={"FW_MONGO_URL": url}))
+    line = _one_error_line(fw(root, "execute", "engine.apps.callables.resolve_dotted", extra={"FW_MONGO_URL": url}))
     assert line.startswith(f"Error: Cannot reach MongoDB at {url.replace(':secret@', ':***@')}"), line
     assert "Check FW_MONGO_URL" in line and "secret" not in line

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from engine import comments
 from engine.context import Context, unit_of_work
+from engine.desk import comments
 from engine.documents.factory import get_doc, new_doc
 
 

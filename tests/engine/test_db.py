@@ -15,11 +15,12 @@ from typing import Any
 import pymongo
 import pytest
 
-from engine import db, embedded
+from engine import db
 from engine import exceptions as exc
 from engine.context import Context, run_in_unit_of_work, run_read
 from engine.documents import store
 from engine.documents.factory import new_doc
+from engine.mongod import embedded
 from engine.query.listing import count
 from engine.site import Site
 from tests.support.redis_server import _free_port

@@ -1,4 +1,4 @@
-"""engine/embedded.py's process check: a process whose main thread has exited while another thread
+"""engine/mongod/embedded.py's process check: a process whose main thread has exited while another thread
 still runs (as a killed mongod is for a moment, its lock file still open) counts as running; a
 zombie with no thread left does not."""
 
@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.embedded import process_alive
+from engine.mongod.embedded import process_alive
 
 # the main thread ends through pthread_exit; the process lives on in its second thread
 CHILD = textwrap.dedent("""

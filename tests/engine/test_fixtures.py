@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from engine import exceptions as exc
-from engine.apps import App
+from engine.apps.fixtures import ImportReport, export_fixtures, import_app_fixtures, import_file
+from engine.apps.installed import App
+from engine.apps.registry import AppRegistry
 from engine.context import Context, unit_of_work
 from engine.documents.factory import get_doc, new_doc
-from engine.fixtures import ImportReport, export_fixtures, import_app_fixtures, import_file
 from engine.query.listing import get_all
-from engine.registry import AppRegistry
 from engine.settings import Settings
 from engine.site import Site
 from tests.engine.temp_apps import doctype_json, forget_apps, reset_site, temp_registry, temp_site, unique, write_app

@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from engine import exceptions as exc
-from engine import translation, whitelisted
-from engine.loader import build_registry
-from engine.registry import AppRegistry
+from engine import translation
+from engine.apps import whitelisted
+from engine.apps.loader import build_registry
+from engine.apps.registry import AppRegistry
 from tests.engine.temp_apps import doctype_json, forget_apps, temp_registry, unique, write_app
 
 Build = Callable[..., AppRegistry]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from engine.apps import read_apps_txt
+from engine.apps.installed import read_apps_txt
 from engine.cli import main
 from engine.commands.init import db_name_for, demo_apps_dir
 

@@ -13,12 +13,12 @@ from types import SimpleNamespace
 import pytest
 
 from engine import exceptions as exc
-from engine.apps import App
+from engine.apps.installed import App
+from engine.apps.installer import install_app, install_pending, installed_apps
+from engine.apps.registry import AppRegistry
 from engine.context import Context, unit_of_work
 from engine.documents.factory import get_doc
-from engine.installer import install_app, install_pending, installed_apps
 from engine.migrate import migrate
-from engine.registry import AppRegistry
 from engine.settings import Settings
 from engine.site import Site
 from tests.engine.temp_apps import forget_apps, reset_site, temp_registry, temp_site, unique, write_app

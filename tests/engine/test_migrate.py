@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
-from engine import db, loader
+from engine import db
 from engine import exceptions as exc
+from engine.apps import loader
+from engine.apps.registry import AppRegistry
 from engine.constants import CORE_ROLES, PASSWORD_KEY
 from engine.context import Context
 from engine.core import bootstrap
@@ -25,7 +27,6 @@ from engine.meta.record import doctype_record, record_hash
 from engine.meta.registry import STATE_COLLECTION
 from engine.migrate import MigrateReport, desired_indexes, migrate, migrate_lock, sync_schema
 from engine.query.listing import count, get_list
-from engine.registry import AppRegistry
 from engine.settings import Settings
 from engine.site import Site
 from tests.engine.temp_apps import temp_registry, temp_site

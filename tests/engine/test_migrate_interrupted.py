@@ -17,7 +17,7 @@ from typing import Any
 import pymongo
 import pytest
 
-from engine import embedded
+from engine.mongod import embedded
 from tests.conftest import FIXTURES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

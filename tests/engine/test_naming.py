@@ -1,4 +1,4 @@
-"""engine.naming: expressions with a fake counter, amendment names, name checks, and atomic counters
+"""engine.documents.naming: expressions with a fake counter, amendment names, name checks, and atomic counters
 and concurrent `make_name` against a real (embedded) mongod."""
 
 from __future__ import annotations
@@ -14,10 +14,12 @@ from typing import Any
 import pytest
 import pytest_asyncio
 
-from engine import db, embedded, naming
+from engine import db
 from engine import exceptions as exc
 from engine.context import Context
+from engine.documents import naming
 from engine.meta.schema import Meta, parse_doctype
+from engine.mongod import embedded
 
 NOW = datetime(2026, 3, 7, 14, 5, 9)
 

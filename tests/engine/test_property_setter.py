@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 
 from engine import exceptions as exc
+from engine.apps.fixtures import export_fixtures, import_app_fixtures
 from engine.context import Context, unit_of_work
 from engine.desk import customize_form
 from engine.documents import store
 from engine.documents.factory import get_doc, new_doc
-from engine.fixtures import export_fixtures, import_app_fixtures
 from engine.meta.properties import DocTypeProperties, apply_properties, typed_value
 from engine.migrate import migrate, sync_doctype
 from engine.settings import Settings

@@ -10,12 +10,12 @@ from typing import Any
 import pytest
 
 from engine import exceptions as exc
+from engine.apps.registry import AppRegistry
 from engine.context import Context, bind, unit_of_work
 from engine.documents.factory import get_doc, new_doc
 from engine.methods.desk import run_report
 from engine.migrate import migrate
-from engine.registry import AppRegistry
-from engine.reports import ReportDef, run
+from engine.reports.script_report import ReportDef, run
 from engine.site import Site
 from tests.support.users import user_context
 

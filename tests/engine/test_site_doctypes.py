@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from engine import exceptions as exc
+from engine.apps.site_doctypes import site_modules
 from engine.context import unit_of_work
 from engine.documents import store
 from engine.documents.factory import get_doc, new_doc
 from engine.migrate import migrate
 from engine.settings import Settings
 from engine.site import Site
-from engine.site_doctypes import site_modules
 from tests.engine.temp_apps import FULL, forget_apps, temp_registry, temp_site, unique, write_app
 
 PROJECT_FIELDS: list[dict[str, Any]] = [

@@ -1,4 +1,4 @@
-"""The site's embedded mongod shared by its fw processes (engine/site_mongod.py), with real mongods:
+"""The site's embedded mongod shared by its fw processes (engine/mongod/site_mongod.py), with real mongods:
 one per data directory, attached to by every process, stopped by the last one to leave; a stale
 state file (killed mongod, reused pid) or a lost one is recovered; a mongod that cannot start says
 why in one line with its log's path."""
@@ -18,8 +18,8 @@ from pathlib import Path
 import pymongo
 import pytest
 
-from engine import embedded, site_mongod
 from engine import exceptions as exc
+from engine.mongod import embedded, site_mongod
 from engine.settings import Settings
 from engine.wiring import connect_database
 
@@ -88,7 +88,7 @@ def test_a_killed_user_does_not_count(data_dir: Path) -> None:
     script = textwrap.dedent(f"""
         import sys
         from pathlib import Path
-        from engine import site_mongod
+        from engine.mongod import site_mongod
         used = site_mongod.attach(Path({str(data_dir)!r}), durable=False)
         print(used.pid, flush=True)
         sys.stdin.read()

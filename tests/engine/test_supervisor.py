@@ -1,4 +1,4 @@
-"""engine/supervisor.py with real (small Python) child processes: prefixed, coloured output; a clean
+"""engine/commands/supervisor.py with real (small Python) child processes: prefixed, coloured output; a clean
 stop that leaves no process behind (children, what they started, ones that ignore SIGTERM); restarts
 with a growing delay; giving up, loudly, on a crash loop."""
 
@@ -10,8 +10,8 @@ import re
 import sys
 import time
 
-from engine.embedded import process_alive
-from engine.supervisor import ProcessSpec, RestartPolicy, Supervisor
+from engine.commands.supervisor import ProcessSpec, RestartPolicy, Supervisor
+from engine.mongod.embedded import process_alive
 
 FAST = RestartPolicy(first_delay=0.05, max_delay=1.0, stable_after=5.0, max_quick_failures=3)
 

@@ -8,7 +8,7 @@ import pytest
 from engine import exceptions as exc
 from engine.context import Context, unit_of_work
 from engine.documents.factory import get_doc, new_doc
-from engine.workflow import apply_workflow, get_transitions
+from engine.documents.workflow import apply_workflow, get_transitions
 from tests.support.users import user_context
 
 

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
 from engine.meta.schema import DocPermSchema
 from engine.site import Site
-from engine.whitelisted import whitelist
 from tests.server.helpers import insert_notes, ok, refused
 
 V1 = "/api/resource/Test Note"

@@ -14,8 +14,8 @@ import httpx
 import pymongo
 import pytest
 
-from engine import embedded
 from engine.context import Context
+from engine.mongod import embedded
 from engine.query import listing
 from engine.site import Site
 from server.app import create_app

@@ -16,10 +16,10 @@ import httpx
 import pymongo
 import pytest
 
-from engine import embedded
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
 from engine.jobs import outbox, queue
+from engine.mongod import embedded
 from engine.query.listing import count, get_all
 from engine.site import Site
 from tests.server.conftest import ApiUser

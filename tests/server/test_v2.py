@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from engine import whitelisted
+from engine.apps import whitelisted
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
 from engine.site import Site

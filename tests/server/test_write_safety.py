@@ -13,9 +13,10 @@ import httpx
 import pymongo
 import pytest
 
-from engine import db, embedded, naming
+from engine import db
 from engine.context import Context, run_in_unit_of_work, unit_of_work
-from engine.documents import store
+from engine.documents import naming, store
+from engine.mongod import embedded
 from engine.site import Site
 from tests.server.conftest import ApiUser
 from tests.server.helpers import ok

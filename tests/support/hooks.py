@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine.registry import AppRegistry
+from engine.apps.registry import AppRegistry
 
 Handlers = Callable[[str, str], tuple[Any, ...]]
 

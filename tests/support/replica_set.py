@@ -12,7 +12,7 @@ from typing import Any
 
 import pymongo
 
-from engine import embedded
+from engine.mongod import embedded
 
 
 @dataclass

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from engine import exceptions as exc
+from engine.apps.whitelisted import whitelist
 from engine.context import Context
 from engine.jobs.queue import enqueue
 from engine.realtime import publish_realtime
-from engine.whitelisted import whitelist
 
 
 @whitelist(methods=["POST"])

@@ -29,13 +29,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import exceptions as exc
+from engine.apps.registry import AppRegistry
 from engine.context import Context, unit_of_work
 from engine.core import passwords
 from engine.documents import direct_create, lifecycle, one_call, store
 from engine.documents.bulk import insert_many
 from engine.documents.factory import new_doc
 from engine.methods import client
-from engine.registry import AppRegistry
 from engine.settings import Settings
 from engine.site import Site
 from tests.engine.temp_apps import FULL, doctype_json, forget_apps, temp_registry, temp_site, write_app

@@ -18,10 +18,10 @@ import pytest
 
 from engine import db
 from engine import exceptions as exc
+from engine.apps.registry import AppRegistry, ScheduledEvent
 from engine.jobs import job_log, queue, scheduler
 from engine.jobs.payload import JobPayload
 from engine.query.listing import get_all
-from engine.registry import AppRegistry, ScheduledEvent
 from engine.site import Site
 from tests.support.redis_server import RedisServer
 

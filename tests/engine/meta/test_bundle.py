@@ -10,14 +10,14 @@ from types import SimpleNamespace
 import pytest
 
 from engine import exceptions as exc
-from engine.apps import App
+from engine.apps.installed import App
+from engine.apps.registry import AppRegistry
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
 from engine.meta import bundle
 from engine.meta.bundle import doctype_meta, meta_bundle, parent_doctype, read_scripts
 from engine.meta.record import doctype_record
 from engine.migrate import sync_doctype
-from engine.registry import AppRegistry
 from engine.site import Site
 from tests.support.custom_fields import drop_custom_fields
 

@@ -11,13 +11,13 @@ from fwtest.doctype.test_note import test_note
 from fwtest.http_methods import add, echo, replacement, scale
 
 from engine import exceptions as exc
-from engine import whitelisted
+from engine.apps import whitelisted
+from engine.apps.whitelisted import whitelist
 from engine.context import Context, unit_of_work
 from engine.documents.factory import new_doc
 from engine.meta.schema import DocPermSchema
 from engine.methods import dispatch
 from engine.site import Site
-from engine.whitelisted import whitelist
 
 
 async def _note(ctx: Context, **values: Any) -> str:

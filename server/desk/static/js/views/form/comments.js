@@ -1,4 +1,4 @@
-// Comments in the form's timeline (desk.md §4; engine/comments.py has the rules): whoever may read the
+// Comments in the form's timeline (desk.md §4; engine/desk/comments.py has the rules): whoever may read the
 // document comments on it; the author alone sees Edit and Delete on a comment (the server refuses
 // anyone else). The box takes plain text, stored as HTML (Frappe's comments are HTML: a paragraph,
 // lines broken with <br>); a comment is shown sanitised (controls/sanitize.js), never parsed as

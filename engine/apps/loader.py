@@ -1,5 +1,5 @@
 """The app loader: doctypes, controllers and every hooks.py key, resolved once at startup into an
-`AppRegistry` (engine/registry.py).
+`AppRegistry` (engine/apps/registry.py).
 
 Apps keep Frappe's hooks.py format (module-level keys holding dotted-path strings). Each path is
 imported here, once; a path that does not resolve stops startup naming the app, key and path.
@@ -16,9 +16,12 @@ from types import ModuleType
 from typing import Any
 
 from engine import exceptions as exc
-from engine import reports, translation, whitelisted
-from engine.apps import App, import_app_modules, load_apps, read_apps_txt
-from engine.callables import Handler, resolve_dotted
+from engine import translation
+from engine.apps import whitelisted
+from engine.apps.callables import Handler, resolve_dotted
+from engine.apps.installed import App, import_app_modules, load_apps, read_apps_txt
+from engine.apps.registry import AppRegistry, ScheduledEvent
+from engine.apps.site_doctypes import load_site_doctypes
 from engine.core import hooks as core_hooks
 
 # importing them registers the built-in @whitelist functions
@@ -26,12 +29,11 @@ from engine.desk import customize_form  # noqa: F401
 from engine.documents.document import Document
 from engine.meta.schema import parse_doctype, scrub
 from engine.methods import bulk, client, comments, desk, form_load, jobs, listview, search, user  # noqa: F401
-from engine.registry import AppRegistry, ScheduledEvent
+from engine.reports import script_report as reports
 from engine.settings import Settings
-from engine.site_doctypes import load_site_doctypes
 
-CORE_DOCTYPE_DIR = Path(__file__).resolve().parent / "core" / "doctypes"
-CORE_TRANSLATIONS_DIR = Path(__file__).resolve().parent / "translations"
+CORE_DOCTYPE_DIR = Path(__file__).resolve().parents[1] / "core" / "doctypes"
+CORE_TRANSLATIONS_DIR = Path(__file__).resolve().parents[1] / "translations"
 CORE_CONTROLLERS = {
     "User": "engine.core.user.User",
     "Custom Field": "engine.core.custom_field.CustomField",

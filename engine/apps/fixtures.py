@@ -23,7 +23,7 @@ from engine.meta.schema import scrub
 from engine.query.listing import get_all
 
 if TYPE_CHECKING:
-    from engine.apps import App
+    from engine.apps.installed import App
     from engine.context import Context
     from engine.documents.document import Document
     from engine.site import Site

@@ -1,6 +1,6 @@
 """Script reports: `apps/<app>/report/<x>/<x>.json` + `<x>.py` with `execute(filters)`.
 
-Filter definitions and `<report>.js` are engine/report_filters.py's; `get_script` serves them.
+Filter definitions and `<report>.js` are engine/reports/filters.py's; `get_script` serves them.
 
 `run` checks access (a report role, and `report` permission on `ref_doctype`), calls `execute`
 (sync or async; it receives the caller's context when it accepts `ctx`, so its queries obey the
@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
-from engine import permissions, report_filters
-from engine.callables import call_with_supported
+from engine import permissions
+from engine.apps.callables import call_with_supported
 from engine.meta.schema import scrub
 from engine.query.listing import get_value
+from engine.reports import filters as report_filters
 from engine.translation import _
 
 if TYPE_CHECKING:
-    from engine.apps import App
+    from engine.apps.installed import App
     from engine.context import Context
 
 
@@ -46,7 +47,7 @@ class ReportDef:
     app: str
     execute: Any
     definition: dict[str, Any]
-    filters: tuple[dict[str, Any], ...] = ()  # engine/report_filters.py
+    filters: tuple[dict[str, Any], ...] = ()  # engine/reports/filters.py
     script_path: Path | None = None  # `<report>.js`, Frappe's `frappe.query_reports[name] = {...}`
     filter_defaults: Any = None  # the module's optional `filter_defaults(ctx)`: defaults per user
 

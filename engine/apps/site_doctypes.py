@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 from engine import exceptions as exc
+from engine.apps.registry import AppRegistry
 from engine.meta.schema import ALL_TYPES, NO_VALUE_TYPES, TABLE_TYPES, DocTypeSchema, parse_doctype, scrub
-from engine.registry import AppRegistry
 
 # the keys a DocField row of Frappe's exported JSON carries beside the DocField doctype's own fields
 ROW_KEYS = frozenset({"doctype", "name", "parent", "parentfield", "parenttype", "idx", "owner", "creation",

@@ -6,7 +6,7 @@ default, reqd}, ...]`, checked when the app loads: a bad one stops startup namin
 `<report>.js` beside it (`frappe.query_reports["Name"] = {filters, formatter, onload}`, Frappe's
 form), which the Desk loads by URL. Defaults that depend on the user come from an optional
 `filter_defaults(ctx)` function in the report's Python module (sync or async); Frappe's `Today` and
-`__user` are understood in the JSON too. `engine.reports.get_script` answers with the filters (labels
+`__user` are understood in the JSON too. `engine.reports.script_report.get_script` answers with the filters (labels
 translated, defaults resolved for the caller), the script's text (for Frappe's clients) and its URL,
 and the translations of the script's `__()` strings.
 """
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from engine import exceptions as exc
-from engine.callables import call_with_supported
+from engine.apps.callables import call_with_supported
 from engine.translation import translate
 
 if TYPE_CHECKING:

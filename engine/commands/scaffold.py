@@ -114,10 +114,11 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from engine import db, embedded
+from engine import db
+from engine.mongod import embedded
 from engine.context import Context
 from engine.core.bootstrap import ensure_bootstrap
-from engine.loader import registry_from_settings
+from engine.apps.loader import registry_from_settings
 from engine.migrate import sync_schema
 from engine.settings import Settings
 from engine.site import Site

@@ -1,5 +1,5 @@
 """`AppRegistry`: everything the apps (and the framework's own core app) contribute, resolved once
-at startup by `engine.loader` and read by the rest of the engine.
+at startup by `engine.apps.loader` and read by the rest of the engine.
 
 Plain data: the registry holds doctype schemas, controller classes and resolved hook functions;
 it imports none of them. Shared by every site of the process.
@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine import exceptions as exc
-from engine.apps import App
-from engine.callables import Handler
+from engine.apps.callables import Handler
+from engine.apps.installed import App
 from engine.meta.schema import DocTypeSchema
 
 
@@ -114,7 +114,7 @@ class AppRegistry:
         """The controller class of `doctype` (the default one for a doctype without its own)."""
         cls = self.controllers.get(doctype) or self.default_controller
         if cls is None:
-            raise RuntimeError(f"{doctype}: this registry has no controller (it was not built by engine.loader)")
+            raise RuntimeError(f"{doctype}: this registry has no controller (it was not built by engine.apps.loader)")
         return cls
 
     def add_doctype(self, schema: DocTypeSchema, source: str, app: str | None) -> None:

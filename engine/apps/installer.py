@@ -9,13 +9,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
-from engine.callables import call_with_supported
+from engine.apps.callables import call_with_supported
+from engine.apps.fixtures import import_app_fixtures
 from engine.constants import STATE_COLLECTION
 from engine.context import unit_of_work
-from engine.fixtures import import_app_fixtures
 
 if TYPE_CHECKING:
-    from engine.apps import App
+    from engine.apps.installed import App
     from engine.context import Context
     from engine.site import Site
 

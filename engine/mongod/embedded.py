@@ -4,7 +4,7 @@ Two ways to run it:
 - `start()`: a private mongod owned by the calling process, which dies with it (PR_SET_PDEATHSIG).
   The test suite, the benchmarks and generated apps' tests use it on a temporary directory.
 - `launch_daemon()`: a detached mongod (`--fork`) that outlives the process that launched it; a site's
-  fw processes share it through engine/site_mongod.py.
+  fw processes share it through engine/mongod/site_mongod.py.
 
 A mongod that cannot start is reported in one line with the cause read from its log (port taken, disk
 full, corrupt or locked data directory) and the log's path: `startup_failure()`.

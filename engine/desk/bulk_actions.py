@@ -16,8 +16,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypedDict
 
 from engine import exceptions as exc
-from engine import realtime, workflow
+from engine import realtime
 from engine.context import Context, run_in_unit_of_work
+from engine.documents import workflow
 from engine.documents.factory import get_doc
 from engine.jobs.queue import enqueue
 from engine.permissions import check_document
@@ -131,6 +132,6 @@ async def start(ctx: Context, kind: str, doctype: str, names: list[str], action:
             return await delete(ctx, doctype, names)
         return await apply_workflow(ctx, doctype, names, action or "")
     ctx.meta(doctype)
-    job_id = await enqueue(ctx, "engine.bulk_actions.run_job", queue="long", job_name=f"bulk {kind} {doctype}",
+    job_id = await enqueue(ctx, "engine.desk.bulk_actions.run_job", queue="long", job_name=f"bulk {kind} {doctype}",
                            kind=kind, doctype=doctype, names=names, action=action)
     return {"job_id": str(job_id), "total": len(names)}

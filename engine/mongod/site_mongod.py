@@ -31,8 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine import db, embedded
+from engine import db
 from engine import exceptions as exc
+from engine.mongod import embedded
 
 log = logging.getLogger("fw.mongod")
 STATE_FILE = "mongod.json"

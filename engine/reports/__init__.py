@@ -1,0 +1,1 @@
+"""Script reports (`script_report`) and their filter definitions (`filters`)."""
