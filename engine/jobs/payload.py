@@ -56,9 +56,15 @@ def dotted_path(method: str | Callable[..., Any]) -> str:
     return f"{module}.{qualname}"
 
 
+# Modules whose job functions moved when engine/ was regrouped: a job queued (or kept in the outbox)
+# before an upgrade names the old path, and still runs until the queues have drained.
+MOVED_MODULES = {"engine.bulk_actions": "engine.desk.bulk_actions"}
+
+
 def resolve(path: str) -> Callable[..., Any]:
     """Import a job function; an unknown path is a clear error (raised at enqueue time)."""
     module_path, _sep, attr = path.rpartition(".")
+    module_path = MOVED_MODULES.get(module_path, module_path)
     if not module_path:
         raise exc.ValidationError(f"Cannot enqueue {path!r}: expected a dotted path like 'app.module.function'")
     try:

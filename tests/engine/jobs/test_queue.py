@@ -257,3 +257,11 @@ async def test_a_job_finishing_while_its_status_is_read_never_reads_as_missing(a
         await other.aclose()
     assert await queue.job_status(arq_site, job_id) == "finished"
     assert await backend.owner(job_id) == "Administrator"  # type: ignore[attr-defined]
+
+
+def test_a_job_queued_under_a_moved_modules_old_path_still_resolves() -> None:
+    from engine.desk import bulk_actions
+    from engine.jobs.payload import resolve
+
+    assert resolve("engine.bulk_actions.run_job") is bulk_actions.run_job  # queued before engine/ was regrouped
+    assert resolve("engine.desk.bulk_actions.run_job") is bulk_actions.run_job
