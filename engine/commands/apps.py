@@ -115,13 +115,13 @@ def new_app(name: str) -> None:
     """Create a working app NAME under apps/ (a sample doctype, API, translations, JS, tests)."""
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.apps.installed import read_apps_txt
-    from engine.commands import scaffold
+    from engine.commands.scaffold import create_app, name_problem
 
     settings = get_settings()
-    problem = scaffold.name_problem(name, settings.apps_dir, read_apps_txt(settings.apps_txt))
+    problem = name_problem(name, settings.apps_dir, read_apps_txt(settings.apps_txt))
     if problem:
         fail(problem)
-    created = scaffold.create_app(settings.apps_dir, name)
+    created = create_app(settings.apps_dir, name)
     append_to_apps_txt(settings.apps_txt, name)
     console.print(f"[green]Created[/green] app {name!r} in {settings.apps_dir / name} ({len(created)} files) "
                   f"and added it to {settings.apps_txt}")
