@@ -23,7 +23,7 @@ from engine.meta.record import RECORD_FORMAT, doctype_record, record_hash
 from engine.meta.schema import Meta
 
 if TYPE_CHECKING:
-    from engine.site import Site
+    from engine.site import Context, Site
 
 Progress = Callable[[str], None]
 
@@ -140,6 +140,31 @@ async def sync_doctype(site: Site, doctype: str) -> MigrateReport:
         await _sync_indexes(site, meta, report)
     await _sync_doctype_records(site, report, only=[doctype])
     return report
+
+
+@dataclass(frozen=True)
+class _ResyncAfterCommit:
+    """Once the unit commits: the meta re-read in every process (the cache bus), and the DocType
+    records and indexes of `doctypes` that still exist rewritten. Equal ones queued in one unit are
+    one: a save that writes several definition records resyncs once."""
+
+    site: Site
+    doctypes: tuple[str, ...]
+
+    async def __call__(self) -> None:
+        await self.site.meta.bump()
+        for doctype in dict.fromkeys(self.doctypes):
+            if self.site.meta.exists(doctype):
+                await sync_doctype(self.site, doctype)
+
+
+def resync_after_commit(ctx: Context, *doctypes: str | None) -> None:
+    """After a change to a record the meta is built from (Custom Field, Property Setter, Workflow):
+    bring every process's meta and the changed doctypes' DocType records and indexes in line once
+    the unit of work commits, once per unit however many records it changed."""
+    callback = _ResyncAfterCommit(ctx.site, tuple(d for d in doctypes if d))
+    if ctx.uow is None or callback not in ctx.uow.after_commit:
+        ctx.after_commit(callback)
 
 
 async def _sync_indexes(site: Site, meta: Meta, report: MigrateReport) -> None:

@@ -3,7 +3,6 @@ brings its MongoDB indexes in line (a unique custom field is a real unique index
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from engine import db
@@ -12,11 +11,11 @@ from engine.documents import store
 from engine.documents.document import Document
 from engine.meta.registry import LINK_TYPES, custom_field_problem, custom_field_schema
 from engine.meta.schema import DocFieldSchema
-from engine.schema_sync import sync_doctype
+from engine.schema_sync import resync_after_commit
 from engine.translation import _
 
 if TYPE_CHECKING:
-    from engine.site import Site
+    pass
 
 
 class CustomField(Document):
@@ -52,18 +51,10 @@ class CustomField(Document):
                 _("{0} cannot be unique: the value {1} is used more than once", key, rows[0]["_id"]), field="unique")
 
     async def on_update(self) -> None:
-        self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.dt))
+        resync_after_commit(self.ctx, self.dt)
 
     async def after_delete(self) -> None:
-        self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.dt))
-
-
-def _apply_after_commit(site: Site, doctype: str) -> Callable[[], Awaitable[None]]:
-    async def apply() -> None:
-        await site.meta.bump()
-        await sync_doctype(site, doctype)
-
-    return apply
+        resync_after_commit(self.ctx, self.dt)
 
 
 def _plain(error: ValueError) -> str:

@@ -5,17 +5,16 @@ doctype's meta in every process (the cache bus) and rewrites its DocType record,
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine.documents.document import Document
 from engine.meta.properties import DOCTYPE_PROPERTIES, FIELD_PROPERTIES, property_problem, stored_value
-from engine.schema_sync import sync_doctype
+from engine.schema_sync import resync_after_commit
 from engine.translation import _
 
 if TYPE_CHECKING:
-    from engine.site import Site
+    pass
 
 DOCTYPE_LEVEL = "DocType"
 FIELD_LEVEL = "DocField"
@@ -66,16 +65,8 @@ class PropertySetter(Document):
             self.module = meta.module
 
     async def on_update(self) -> None:
-        self.ctx.after_commit(_apply_after_commit(self.ctx.site, str(self.doc_type)))
+        resync_after_commit(self.ctx, str(self.doc_type))
 
     async def after_delete(self) -> None:
-        self.ctx.after_commit(_apply_after_commit(self.ctx.site, str(self.doc_type)))
+        resync_after_commit(self.ctx, str(self.doc_type))
 
-
-def _apply_after_commit(site: Site, doctype: str) -> Callable[[], Awaitable[None]]:
-    async def apply() -> None:
-        await site.meta.bump()
-        if site.meta.exists(doctype):
-            await sync_doctype(site, doctype)
-
-    return apply

@@ -4,18 +4,17 @@ the same when a state an active workflow uses changes (its `style` is the state'
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
 from engine.documents import store
 from engine.documents.document import Document
 from engine.documents.factory import new_doc
-from engine.schema_sync import sync_doctype
+from engine.schema_sync import resync_after_commit
 from engine.translation import _
 
 if TYPE_CHECKING:
-    from engine.site import Site
+    pass
 
 
 class Workflow(Document):
@@ -50,10 +49,10 @@ class Workflow(Document):
     async def on_update(self) -> None:
         # the doctype it was on before this save (the stored record is replaced by the write)
         previous = self.flags.get("previous_document_type")
-        self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.document_type, previous))
+        resync_after_commit(self.ctx, self.document_type, previous)
 
     async def after_delete(self) -> None:
-        self.ctx.after_commit(_apply_after_commit(self.ctx.site, self.document_type))
+        resync_after_commit(self.ctx, self.document_type)
 
 
 class WorkflowState(Document):
@@ -66,15 +65,5 @@ class WorkflowState(Document):
     def _reload_if_used(self) -> None:
         workflows = self.ctx.site.meta.workflows.values()
         if any(state.state == self.name for wf in workflows for state in wf.states):
-            self.ctx.after_commit(_apply_after_commit(self.ctx.site))
+            resync_after_commit(self.ctx)
 
-
-def _apply_after_commit(site: Site, *doctypes: str | None) -> Callable[[], Awaitable[None]]:
-    """Re-read workflows in every process, and rewrite the DocType records (and indexes) of the
-    doctypes whose meta gains or loses the workflow's state field, as a Custom Field change does."""
-    async def apply() -> None:
-        await site.meta.bump()
-        for doctype in dict.fromkeys(d for d in doctypes if d and site.meta.exists(d)):
-            await sync_doctype(site, doctype)
-
-    return apply

@@ -234,3 +234,14 @@ async def test_fetch_shows_a_jsons_odd_value_as_written(clean: Site, ctx: Contex
     monkeypatch.setattr(clean.meta, "preview", lambda doctype, setters: meta)
     answer = await customize_form.fetch(ctx, NOTE)
     assert next(f for f in answer["fields"] if f["fieldname"] == "region")["bold"] == "yes"
+
+
+async def test_setters_saved_in_one_unit_resync_the_doctype_once(clean: Site, ctx: Context) -> None:
+    async with unit_of_work(ctx):
+        for fieldname, label in (("title", "Heading"), ("region", "Area"), ("body", "Text")):
+            await new_doc(ctx, "Property Setter", doc_type=NOTE, field_name=fieldname, property="label",
+                          value=label, doctype_or_field="DocField").insert()
+        assert ctx.uow is not None
+        queued = [cb for cb in ctx.uow.after_commit if type(cb).__name__ == "_ResyncAfterCommit"]
+        assert len(queued) == 1  # one meta bump and one DocType rewrite, not three
+    assert clean.meta.get(NOTE).by_name["region"].label == "Area"
