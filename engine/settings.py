@@ -64,6 +64,13 @@ class Settings(BaseSettings):
         "JSON lines, written off the event loop; uvicorn's own access log is always off"))
     gc_young_threshold: int = Field(default=20_000, ge=0, description=(
         "allocations between young garbage collections in serve and worker processes (0: Python's 700)"))
+    backup_frequency: Literal["off", "hourly", "daily", "weekly"] = Field(default="off", description=(
+        "how often the scheduler backs the site up into FW_DATA_DIR/backups (a job on the `long` queue)"))
+    backup_keep: int = Field(default=7, ge=1, description=(
+        "how many backups FW_DATA_DIR/backups keeps; a scheduled backup removes the oldest beyond it"))
+    backup_encryption_key: str | None = Field(default=None, description=(
+        "the key of `fw backup --encrypt` (generated and written to .env on first use; scheduled backups are "
+        "encrypted when it is set). Keep a copy away from the backups: without it they cannot be restored"))
 
     @field_validator("forwarded_allow_ips")
     @classmethod

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from engine.commands import apps, init, jobs, site, start, translate, users
+from engine.commands import apps, init, jobs, operations, site, start, translate, users
 
 COMMANDS: list[click.Command] = [
     apps.get_app, apps.install_app, apps.new_app, apps.build,
@@ -14,5 +14,6 @@ COMMANDS: list[click.Command] = [
     translate.extract_messages,
     jobs.worker, jobs.scheduler,
     start.start, init.init,
+    operations.backup, operations.restore,
 ]
 
