@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine import db
 from engine import exceptions as exc
+from engine.apps import patches
 from engine.apps.callables import call_with_supported
-from engine.apps.fixtures import import_app_fixtures
+from engine.apps.fixtures import import_app_fixtures, import_site_fixtures
 from engine.apps.installer import install_pending, installed_apps
-from engine.apps.site_doctypes import site_modules
 from engine.clock import now_str
 from engine.constants import STATE_COLLECTION
 from engine.context import unit_of_work
@@ -36,6 +36,7 @@ from engine.schema_sync import desired_indexes as desired_indexes
 from engine.schema_sync import stored_record as stored_record
 from engine.schema_sync import sync_doctype as sync_doctype
 from engine.schema_sync import sync_schema as sync_schema
+from engine.schema_sync import sync_site_modules
 
 if TYPE_CHECKING:
     from engine.site import Site
@@ -55,15 +56,20 @@ async def migrate(site: Site, *, force: bool = False, progress: Progress | None 
     async with migrate_lock(site):
         ran: list[str] = []
         await _run_hooks(site, site.apps.before_migrate, ran)
+        already = await installed_apps(site)  # (an app installed by this migrate runs none of its patches)
+        patches_run = await patches.run_pending(site, patches.PRE, already, progress)
         report = await sync_schema(site, force=force, progress=progress)
         await _ensure_internal_indexes(site)
         await ensure_bootstrap(site)
-        await _sync_site_modules(site)
+        await sync_site_modules(site, site.apps.site_doctypes)
+        report.patches_run = patches_run + await patches.run_pending(site, patches.POST, already, progress)
         await _sync_apps(site, report, progress, install=install)
         # fixtures may have added Custom Fields (a meta change): sync again, so the stored definitions
         # hash includes them and the next migrate with nothing changed is skipped
         _merge(report, await sync_schema(site, progress=progress))
         await _run_hooks(site, site.apps.after_migrate, ran)
+        if report.changed:  # every running process re-reads the definitions (a new doctype_json/ file)
+            await site.meta.bump()
     report.hooks_run = ran
     return report
 
@@ -140,19 +146,11 @@ async def _sync_apps(site: Site, report: MigrateReport, progress: Progress | Non
             fixtures = await import_app_fixtures(site, app, progress)
             report.fixtures_created += fixtures.created
             report.fixtures_updated += fixtures.updated
+    site_fixtures = await import_site_fixtures(site, progress)
+    report.fixtures_created += site_fixtures.created
+    report.fixtures_updated += site_fixtures.updated
     await sync_job_types(site)
     await _sync_reports(site)
-
-
-async def _sync_site_modules(site: Site) -> None:
-    """A `Module Def` (custom: 1) per module of the drop-in doctypes that no app owns; never deleted
-    (a module left without doctypes is harmless, and an operator may have edited it)."""
-    coll = store.collection_of(site, "Module Def")
-    now = now_str()
-    for module in site_modules(site.apps, site.apps.site_doctypes):
-        await coll.update_one({"_id": module}, {"$setOnInsert": {
-            "module_name": module, "custom": 1, "creation": now, "modified": now, "owner": "Administrator",
-            "modified_by": "Administrator", "docstatus": 0, "idx": 0}}, upsert=True)
 
 
 async def _sync_reports(site: Site) -> None:

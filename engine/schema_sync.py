@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from engine import db
+from engine.apps.site_doctypes import site_modules
 from engine.clock import now_str
 from engine.constants import STATE_COLLECTION
 from engine.documents import store
@@ -39,6 +40,7 @@ class MigrateReport:
     apps_installed: list[str] = field(default_factory=list)
     fixtures_created: list[str] = field(default_factory=list)
     fixtures_updated: list[str] = field(default_factory=list)
+    patches_run: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> bool:
@@ -49,6 +51,8 @@ class MigrateReport:
         extra = []
         if self.apps_installed:
             extra.append(f"apps installed: {', '.join(self.apps_installed)}")
+        if self.patches_run:
+            extra.append(f"patches run: {', '.join(self.patches_run)}")
         if self.fixtures_created or self.fixtures_updated:
             extra.append(f"fixtures: {len(self.fixtures_created)} created, {len(self.fixtures_updated)} updated")
         tail = (" " + "; ".join(extra) + ".") if extra else ""
@@ -140,6 +144,33 @@ async def sync_doctype(site: Site, doctype: str) -> MigrateReport:
         await _sync_indexes(site, meta, report)
     await _sync_doctype_records(site, report, only=[doctype])
     return report
+
+
+async def apply_definition(site: Site, doctype: str) -> MigrateReport:
+    """A doctype whose JSON was just written (the DocType editor): every process re-reads the
+    definitions (the meta bump, announced on the cache bus), then its collection, indexes, DocType
+    record and site module are made as `fw migrate` makes them, so its list and form work at once."""
+    await site.meta.bump()
+    report = MigrateReport()
+    meta = site.meta.get(doctype)
+    if not meta.istable:
+        existing = set(await site.db.handle.list_collection_names())
+        if meta.collection not in existing and await db.create_collection(site.db.handle, meta.collection):
+            report.collections_created.append(meta.collection)
+    await sync_doctype(site, doctype)
+    await sync_site_modules(site, [doctype])
+    return report
+
+
+async def sync_site_modules(site: Site, doctypes: list[str]) -> None:
+    """A `Module Def` (custom: 1) per module of these drop-in doctypes that no app owns; never deleted
+    (a module left without doctypes is harmless, and an operator may have edited it)."""
+    coll = store.collection_of(site, "Module Def")
+    now = now_str()
+    for module in site_modules(site.apps, [d for d in doctypes if d in site.apps.site_doctypes]):
+        await coll.update_one({"_id": module}, {"$setOnInsert": {
+            "module_name": module, "custom": 1, "creation": now, "modified": now, "owner": "Administrator",
+            "modified_by": "Administrator", "docstatus": 0, "idx": 0}}, upsert=True)
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine import exceptions as exc
+from engine.apps import patches
 from engine.apps.callables import call_with_supported
 from engine.apps.fixtures import import_app_fixtures
 from engine.constants import STATE_COLLECTION
@@ -56,6 +57,7 @@ async def install_app(site: Site, name: str, progress: Progress | None = None) -
         async with unit_of_work(ctx):
             await _run_hooks(ctx, app_name, "before_install")
             await import_app_fixtures(site, app, progress, ctx=ctx)
+            await patches.record_all_as_skipped(ctx, app)  # a new install needs none of its data migrations
             await _run_hooks(ctx, app_name, "after_install")
             await site.db.collection(STATE_COLLECTION).update_one(
                 {"_id": "installed_apps"}, {"$addToSet": {"apps": app_name}}, upsert=True,

@@ -11,6 +11,7 @@ import importlib
 import inspect
 import json
 import re
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -28,7 +29,10 @@ from engine.core import hooks as core_hooks
 from engine.desk import customize_form  # noqa: F401
 from engine.documents.document import Document
 from engine.meta.schema import parse_doctype, scrub
-from engine.methods import bulk, client, comments, desk, form_load, jobs, listview, search, user  # noqa: F401
+from engine.methods import bulk, client, comments, desk, export, form_load, jobs, listview, search, user  # noqa: F401
+from engine.methods import print_format, report_builder  # noqa: F401
+from engine.methods import share  # noqa: F401
+from engine.methods import assign_to, notification_log  # noqa: F401
 from engine.reports import script_report as reports
 from engine.settings import Settings
 
@@ -38,9 +42,16 @@ CORE_CONTROLLERS = {
     "User": "engine.core.user.User",
     "Custom Field": "engine.core.custom_field.CustomField",
     "Property Setter": "engine.core.property_setter.PropertySetter",
+    "User Permission": "engine.core.user_permission.UserPermission",
+    "DocShare": "engine.core.docshare.DocShare",
+    "DocType": "engine.core.doctype_editor.DocType",
     "Workflow": "engine.core.workflow_doc.Workflow",
     "Workflow State": "engine.core.workflow_doc.WorkflowState",
     "File": "engine.core.file.File",
+    "Email Account": "engine.core.email_account.EmailAccount",
+    "Deleted Document": "engine.core.deleted_document.DeletedDocument",
+    "ToDo": "engine.core.todo.ToDo",
+    "Notification": "engine.core.notification.Notification",
 }
 METADATA_KEYS = {"app_name", "app_title", "app_publisher", "app_description", "app_license", "app_email",
                  "app_version", "app_icon", "app_color", "app_home", "required_apps"}
@@ -196,16 +207,65 @@ def build_registry(apps_dir: Path, app_names: list[str], site_doctypes: Path | N
     _load_core_hooks(registry)
     _check_links(registry)
     whitelisted.freeze()
+    stamp = _definition_files(registry, site_doctypes)
+    registry.reread = partial(_reread_doctypes, registry, site_doctypes, [stamp])
     return registry
 
 
+def _definition_files(registry: AppRegistry, site_doctypes: Path | None) -> tuple[tuple[str, int, int], ...]:
+    """Every doctype JSON file the registry is built from, with its mtime and size: what tells a
+    changed definition (one stat per file, no parsing)."""
+    paths = [*CORE_DOCTYPE_DIR.glob("*.json")]
+    for app in registry.apps:
+        paths += (app.path / "doctype").glob("*/*.json")
+    if site_doctypes is not None and site_doctypes.is_dir():
+        paths += site_doctypes.glob("*.json")
+    out = []
+    for path in sorted(paths):
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        out.append((str(path), stat.st_mtime_ns, stat.st_size))
+    return tuple(out)
+
+
+def _reread_doctypes(registry: AppRegistry, site_doctypes: Path | None,
+                     stamp: list[tuple[tuple[str, int, int], ...]]) -> bool:
+    """Rebuild the registry's doctype tables from the files when one changed, appeared or went
+    (the DocType editor, or `fw migrate` in another process); hooks, controllers of existing doctypes
+    and the whitelist stay as loaded. Every file is checked as at start-up before anything changes."""
+    now = _definition_files(registry, site_doctypes)
+    if now == stamp[0]:
+        return False
+    fresh = AppRegistry(default_controller=Document, apps=registry.apps)
+    for json_path in sorted(CORE_DOCTYPE_DIR.glob("*.json")):
+        fresh.add_doctype(parse_doctype(_read_json(json_path), str(json_path)), str(json_path), None)
+    for app in registry.apps:
+        _load_app_doctypes(fresh, app)
+    if site_doctypes is not None:
+        fresh.site_doctypes = load_site_doctypes(fresh, site_doctypes)
+    _check_links(fresh)
+    registry.doctypes, registry.doctype_source = fresh.doctypes, fresh.doctype_source
+    registry.doctype_app, registry.site_doctypes = fresh.doctype_app, fresh.site_doctypes
+    registry.controllers.update(fresh.controllers)
+    registry.clear_derived()
+    stamp[0] = now
+    return True
+
+
 def _load_core_hooks(registry: AppRegistry) -> None:
-    """The framework's own doc_events (engine/core/hooks.py), after every app's."""
+    """The framework's own doc_events and scheduler_events (engine/core/hooks.py), after every app's."""
     for dt_key, events in core_hooks.doc_events.items():
         for event, paths in events.items():
             for path in _as_list(paths):
                 fn = resolve_dotted(path, f"engine/core/hooks.py doc_events {dt_key!r} {event!r}")
                 registry.doc_events.setdefault(dt_key, {}).setdefault(event, []).append(fn)
+    for freq, entries in core_hooks.scheduler_events.items():
+        for expr, paths in (entries.items() if freq == "cron" else [(None, entries)]):
+            for path in _as_list(paths):
+                fn = resolve_dotted(path, f"engine/core/hooks.py scheduler_events {freq!r}")
+                registry.scheduler_events.append(ScheduledEvent("fw", freq, expr, path, fn))
 
 
 def registry_from_settings(settings: Settings) -> AppRegistry:

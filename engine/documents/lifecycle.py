@@ -26,7 +26,18 @@ from engine import permissions, realtime
 from engine.clock import now_str
 from engine.context import unit_of_work
 from engine.core import passwords
-from engine.documents import concurrency, docstatus, links, naming, store, tree, validation, versioning, workflow_check
+from engine.documents import (
+    concurrency,
+    docstatus,
+    links,
+    naming,
+    store,
+    trash,
+    tree,
+    validation,
+    versioning,
+    workflow_check,
+)
 from engine.documents.docstatus import Action
 from engine.meta import fieldtypes
 from engine.meta.workflows import Transition, workflow_for
@@ -118,6 +129,9 @@ async def set_defaults(op: Operation) -> None:
     data["docstatus"] = docstatus.coerce(data.get("docstatus"))
     data["idx"] = data.get("idx") or 0
     validation.apply_defaults(doc, now=now, today=now[:10])
+    for fieldname, value in (await permissions.link_defaults(op.ctx, doc.meta)).items():
+        if data.get(fieldname) in (None, ""):  # the user's `is_default` User Permission
+            data[fieldname] = value
 
 
 async def check_create(op: Operation) -> None:
@@ -381,6 +395,17 @@ async def emit_realtime(op: Operation) -> None:
     realtime.notify_change(op.ctx, op.doc)
 
 
+async def queue_notifications(op: Operation) -> None:
+    """The site's Notifications on the document (engine/notifications/alerts.py, reached through the
+    core's `fw_notifications` doc_event), evaluated after the commit. Only doctypes with an enabled
+    Notification keep this step in their plans (`NEEDED`)."""
+    for handler in op.ctx.site.apps.handlers(op.doc.doctype, NOTIFY_EVENT):
+        await _call(handler, op)
+
+
+NOTIFY_EVENT = "fw_notifications"
+
+
 async def check_cancel_links(op: Operation) -> None:
     await links.check_no_links(op.ctx, op.doc, submitted_only=True)
 
@@ -391,30 +416,30 @@ INSERT: tuple[Step, ...] = (
     set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"),
     hook("validate"), hook("before_save"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
     persist_insert, hook("after_insert"),
-    hook("on_update"), write_version, hook("on_change"), emit_realtime)
+    hook("on_update"), write_version, hook("on_change"), queue_notifications, emit_realtime)
 INSERT_SUBMIT: tuple[Step, ...] = (
     set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"),
     hook("validate"), hook("before_submit"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
     persist_insert, hook("after_insert"),
-    hook("on_update"), hook("on_submit"), write_version, hook("on_change"), emit_realtime)
+    hook("on_update"), hook("on_submit"), write_version, hook("on_change"), queue_notifications, emit_realtime)
 SAVE: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_validate"), hook("validate"),
     hook("before_save"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
     check_set_only_once, persist_update, hook("on_update"),
-    write_version, hook("on_change"), emit_realtime)
+    write_version, hook("on_change"), queue_notifications, emit_realtime)
 SUBMIT: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_validate"), hook("validate"),
     hook("before_submit"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
     check_set_only_once, persist_update, hook("on_update"),
-    hook("on_submit"), write_version, hook("on_change"), emit_realtime)
+    hook("on_submit"), write_version, hook("on_change"), queue_notifications, emit_realtime)
 UPDATE_AFTER_SUBMIT: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_update_after_submit"),
     check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
     check_update_after_submit, persist_update, hook("on_update_after_submit"),
-    write_version, hook("on_change"), emit_realtime)
+    write_version, hook("on_change"), queue_notifications, emit_realtime)
 CANCEL: tuple[Step, ...] = (
     check_write, check_latest, hook("before_cancel"), check_workflow, check_cancel_links, persist_update,
-    hook("on_cancel"), write_version, hook("on_change"), emit_realtime)
+    hook("on_cancel"), write_version, hook("on_change"), queue_notifications, emit_realtime)
 
 _SAVE_STEPS = {Action.SAVE: SAVE, Action.SUBMIT: SUBMIT, Action.UPDATE_AFTER_SUBMIT: UPDATE_AFTER_SUBMIT,
                Action.CANCEL: CANCEL}
@@ -428,6 +453,7 @@ NEEDED: dict[Step, Callable[[Meta], bool]] = {
     hash_passwords: lambda meta: bool(meta.password_fields),
     check_set_only_once: lambda meta: bool(meta.set_only_once_fields),
     write_version: lambda meta: meta.track_changes and meta.name != "Version",
+    queue_notifications: lambda meta: meta.registry is not None and meta.name in meta.registry.notified,
 }
 
 
@@ -548,7 +574,7 @@ async def save(doc: D, opts: SaveOptions = SaveOptions()) -> D:
 
 
 async def delete(doc: BaseDocument, opts: SaveOptions = SaveOptions()) -> None:
-    """on_trash, [delete], after_delete. Submitted documents must be cancelled first."""
+    """on_trash, [delete, its Deleted Document], after_delete. Submitted documents must be cancelled first."""
     ctx = doc.ctx
     async with unit_of_work(ctx):
         if not opts.ignore_permissions:
@@ -560,6 +586,8 @@ async def delete(doc: BaseDocument, opts: SaveOptions = SaveOptions()) -> None:
         await links.check_no_links(ctx, doc, submitted_only=False)
         if not await store.delete(ctx, doc.meta, doc.name):
             raise exc.DoesNotExistError(_("{0} {1} not found", _(doc.doctype), doc.name))
+        if trash.keeps(doc):  # in the same unit of work: the delete and its record stand or fall together
+            await trash.record(ctx, doc, now_str())
         await run_hook(doc, "after_delete")  # the last "*" handler deletes its attached Files (engine/core/hooks.py)
         realtime.notify_change(ctx, doc, deleted=True)
 

@@ -169,8 +169,8 @@ def read_scripts(apps: AppRegistry, doctype: str) -> dict[str, str]:
     """`__js` / `__list_js` of a doctype: the app's own files, then the hook scripts of every app."""
     app_paths = {app.name: app.path for app in apps.apps}
     candidates: dict[str, list[Path]] = {key: [] for key in SCRIPT_KEYS}
-    source, owner = apps.doctype_source.get(doctype), apps.doctype_app.get(doctype)
-    if source and owner:  # an app's doctype/<dt>/<dt>.json (the core doctypes have no scripts)
+    source = apps.doctype_source.get(doctype)
+    if source:  # beside the doctype's JSON: an app's doctype/<dt>/<dt>.json, or a core one (Deleted Document's)
         json_path = Path(source)
         candidates["__js"].append(json_path.with_suffix(".js"))
         candidates["__list_js"].append(json_path.with_name(f"{json_path.stem}_list.js"))
