@@ -51,6 +51,9 @@ class Site:
         self.mongod = mongod
         self.meta = MetaRegistry(apps, database, settings.meta_check_interval)
         self._roles: dict[str, tuple[float, frozenset[str], str | None]] = {}
+        # engine/permissions/user_access.py and shares.py: per user, (read at, value) of their User
+        # Permissions and of the documents shared with them, dropped with the user's roles
+        self.user_access: dict[str, dict[Any, tuple[float, Any]]] = {}
         self.cache_bus = CacheBus(database.name, lambda: self.settings.redis_url)
         self.sessions = SessionStore(self)
         self.cache_bus.on_drop.append(self._drop_cached)
@@ -126,10 +129,14 @@ class Site:
         return self.db.collection(self.meta.get(doctype).collection)
 
     def forget_roles(self, user: str | None = None) -> None:
-        if user is None:
+        """Drop what is cached of `user` (roles, User Permissions, shares); of everyone for None or ""
+        (a share with everyone changed)."""
+        if not user:
             self._roles.clear()
+            self.user_access.clear()
         else:
             self._roles.pop(user, None)
+            self.user_access.pop(user, None)
 
     def publisher(self) -> Publisher | None:
         """Where realtime events go: the server's own socket.io (set by server/realtime.py), else with

@@ -4,5 +4,6 @@ registers the apps' hooks, after them (so a core `after_delete` runs after the a
 doc_events = {
     # a deleted document takes its attached Files and its Comments with it (Frappe's delete_doc), in
     # the same unit of work
-    "*": {"after_delete": ["engine.files.attachments.on_delete", "engine.desk.comments.on_delete"]},
+    "*": {"after_delete": ["engine.files.attachments.on_delete", "engine.desk.comments.on_delete",
+                           "engine.methods.share.on_delete"]},
 }

@@ -66,6 +66,7 @@ class DocFieldSchema(BaseModel):
     non_negative: bool = False
     search_index: bool = False
     no_copy: bool = False
+    ignore_user_permissions: bool = False
     description: str | None = None
 
     @field_validator("fieldtype")

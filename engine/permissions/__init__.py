@@ -1,6 +1,10 @@
-"""Who may do what: DocPerm rights by role, `if_owner`, `has_permission` hooks, row conditions
-and field permlevels, plus the core doctypes' own row rules (`core_rules`: File). One component
-feeds single reads, lists, counts, reports and writes.
+"""Who may do what: DocPerm rights by role, `if_owner`, `has_permission` hooks, row conditions,
+User Permissions (`user_access`), shared documents (`shares`) and field permlevels, plus the core
+doctypes' own row rules (`core_rules`: File). One component feeds single reads, lists, counts,
+reports, search, realtime and writes, so a rule added here holds on every path.
+
+A share grants what it names on its document whatever the roles, the owner rule, the row conditions
+and the User Permissions say; `has_permission` hooks and core rules still judge it.
 
 `has_permission` hooks can only deny: a hook must return a truthy value to let the check pass
 (Frappe v16's stricter rule; a hook that forgets to return denies, which shows up at once).
@@ -16,8 +20,9 @@ from engine import exceptions as exc
 from engine.apps.callables import call_with_supported
 from engine.meta import fieldtypes
 from engine.meta.schema import RIGHTS
-from engine.permissions import core_rules, rows
+from engine.permissions import core_rules, rows, shares, user_access
 from engine.permissions.roles import Grant, rights_for
+from engine.query.ast import Cond, Op, Or, conjoin
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -26,9 +31,9 @@ if TYPE_CHECKING:
     from engine.meta.schema import DocFieldSchema, Meta
     from engine.query.ast import Node
 
-__all__ = ["check_doctype", "check_document", "creates_any", "doctype_rights", "guard_field_writes", "has_permission",
-           "keep_unwritable_row_values", "readable_data", "readable_fields", "readable_row_fields", "row_filter",
-           "writable_levels", "writes_every_row"]
+__all__ = ["check_doctype", "check_document", "check_restricted_values", "creates_any", "doctype_rights",
+           "guard_field_writes", "has_permission", "keep_unwritable_row_values", "link_defaults", "readable_data",
+           "readable_fields", "readable_row_fields", "row_filter", "writable_levels", "writes_every_row"]
 
 
 async def _grant(ctx: Context, meta: Meta, ptype: str) -> Grant:
@@ -38,30 +43,22 @@ async def _grant(ctx: Context, meta: Meta, ptype: str) -> Grant:
 
 
 async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: BaseDocument | None = None) -> bool:
-    """Whether `ctx.user` has `ptype` on the doctype (or on `doc`, when given)."""
+    """Whether `ctx.user` has `ptype` on the doctype (or on `doc`, when given). On the doctype alone,
+    a user without the role right who has documents of it shared with that right has it."""
     if ctx.is_admin:
         return True
     meta = ctx.meta(doctype)
     if meta.istable:
         return False
     grant = await _grant(ctx, meta, ptype)
-    if grant is Grant.NONE:
-        if doc is None or not core_rules.self_permission(ctx, doc, ptype):  # a user reads and edits their own User
-            return False
-        grant = Grant.ALL
+    if grant is Grant.NONE and doc is not None and core_rules.self_permission(ctx, doc, ptype):
+        grant = Grant.ALL  # a user reads and edits their own User
     if doc is None:
-        return True
-    # the owner and the row conditions are judged on the stored document, never on unsaved edits
-    # (changing `owner` in memory must not hand someone else's document over)
-    if grant is Grant.OWNER and ptype != "create":
-        owner = doc.get("owner") if doc.is_new() else doc.stored_value("owner")
-        if (owner or ctx.user) != ctx.user:
-            return False
-    apps = ctx.site.apps
-    if ptype != "create" and apps.permission_hooks("permission_query_conditions", doctype) \
-            and not doc.is_new() and doc.get("name") and not await rows.document_matches(ctx, meta, doc.name):
+        return grant is not Grant.NONE or bool(await shares.shared_names(ctx, doctype, ptype))
+    if not await _granted_on(ctx, meta, grant, ptype, doc) \
+            and not await shares.is_shared(ctx, doctype, doc.get("name"), ptype):
         return False
-    for hook in apps.permission_hooks("has_permission", doctype):
+    for hook in ctx.site.apps.permission_hooks("has_permission", doctype):
         verdict = call_with_supported(hook, doc=doc, ptype=ptype, user=ctx.user, ctx=ctx)
         if inspect.isawaitable(verdict):
             verdict = await verdict
@@ -69,6 +66,24 @@ async def has_permission(ctx: Context, doctype: str, ptype: str = "read", doc: B
             return False
     rule = core_rules.rule_for(doctype)
     return rule is None or bool(await rule.has_permission(ctx, doc, ptype))
+
+
+async def _granted_on(ctx: Context, meta: Meta, grant: Grant, ptype: str, doc: BaseDocument) -> bool:
+    """Whether the role right `grant` reaches `doc`: the owner rule, the row conditions and the User
+    Permissions, judged on the stored document, never on unsaved edits (changing `owner` or a Link in
+    memory must not hand someone else's document over)."""
+    if grant is Grant.NONE:
+        return False
+    if grant is Grant.OWNER and ptype != "create":
+        owner = doc.get("owner") if doc.is_new() else doc.stored_value("owner")
+        if (owner or ctx.user) != ctx.user:
+            return False
+    if ptype != "create" and ctx.site.apps.permission_hooks("permission_query_conditions", meta.name) \
+            and not doc.is_new() and doc.get("name") and not await rows.document_matches(ctx, meta, doc.name):
+        return False
+    restriction = await user_access.restriction_for(ctx, meta)
+    return restriction is None or restriction.violation(user_access.judged_record(doc),
+                                                        check_name=not doc.is_new()) is None
 
 
 async def doctype_rights(ctx: Context, meta: Meta) -> dict[str, Any]:
@@ -105,8 +120,47 @@ async def check_doctype(ctx: Context, doctype: str, ptype: str = "read") -> None
 
 
 async def check_document(ctx: Context, doc: BaseDocument, ptype: str = "read") -> None:
+    """`ptype` on `doc`, or PermissionError; one that changes the document also checks the values it
+    would store against the user's User Permissions (`check_restricted_values`)."""
     if not await has_permission(ctx, doc.doctype, ptype, doc):
+        if ptype in CHANGES:  # say which value a refused change stumbled on, when one did
+            await check_restricted_values(ctx, doc, ptype)
         raise _denied(doc.doctype, ptype, doc.get("name"))
+    if ptype in CHANGES and not doc.is_new():
+        await check_restricted_values(ctx, doc, ptype)
+
+
+async def link_defaults(ctx: Context, meta: Meta) -> dict[str, str]:
+    """{Link fieldname: value} a new document of `meta` starts from (the user's `is_default` User
+    Permissions)."""
+    return await user_access.link_defaults(ctx, meta)
+
+
+#: the rights whose use stores a document's current values
+CHANGES = frozenset({"create", "write", "submit", "cancel", "amend"})
+
+
+async def check_restricted_values(ctx: Context, doc: BaseDocument, ptype: str = "write") -> None:
+    """A document's current values must be allowed by the user's User Permissions (a share with
+    `ptype` on the stored document exempts it): a Link set outside them is refused, naming the field."""
+    restriction = await user_access.restriction_for(ctx, doc.meta)
+    if restriction is None:
+        return
+    found = restriction.violation(doc.to_record(), check_name=False)
+    if found is None or found.check is None:
+        return
+    if not doc.is_new() and await shares.is_shared(ctx, doc.doctype, doc.get("name"), ptype):
+        return
+    check = found.check
+    label = _(check.fieldname)
+    field = doc.meta.get_field(check.table or check.fieldname)
+    if check.table is None and field is not None:
+        label = _(field.display_label)
+    if found.row_idx is not None:
+        raise exc.PermissionError(_("Not allowed for {0}: {1} in row {2}. Restricted field: {3}", _(check.target),
+                                    found.value or "", found.row_idx, label), field=check.fieldname)
+    raise exc.PermissionError(_("Not allowed for {0}: {1}. Restricted field: {2}", _(check.target),
+                                found.value or "", label), field=check.fieldname)
 
 
 async def row_filter(ctx: Context, meta: Meta, ptype: str = "read") -> Node | None:
@@ -119,9 +173,18 @@ async def row_filter(ctx: Context, meta: Meta, ptype: str = "read") -> Node | No
     grant = await _grant(ctx, meta, ptype)
     if grant is Grant.NONE and ptype == "read":
         grant = await _grant(ctx, meta, "select")
+    shared = await shares.shared_names(ctx, meta.name, ptype)
     if grant is Grant.NONE:
-        raise _denied(meta.name, ptype)
-    return await rows.build_row_filter(ctx, meta, owner_only=grant is Grant.OWNER)
+        if not shared:
+            raise _denied(meta.name, ptype)
+        return Cond("name", Op.IN, tuple(sorted(shared)))
+    node = await rows.build_row_filter(ctx, meta, owner_only=grant is Grant.OWNER)
+    restriction = await user_access.restriction_for(ctx, meta)
+    if restriction is not None:
+        node = conjoin(node, restriction.node())
+    if node is not None and shared:  # shared documents are readable whatever else narrows the rest
+        node = Or((node, Cond("name", Op.IN, tuple(sorted(shared)))))
+    return node
 
 
 async def reads_every_row(ctx: Context, doctype: str) -> bool:
@@ -150,7 +213,8 @@ async def writes_every_row(ctx: Context, meta: Meta) -> bool:
     apps = ctx.site.apps
     return not (apps.permission_hooks("has_permission", meta.name)
                 or apps.permission_hooks("permission_query_conditions", meta.name)
-                or core_rules.rule_for(meta.name))
+                or core_rules.rule_for(meta.name)
+                or await user_access.restriction_for(ctx, meta) is not None)
 
 
 async def creates_any(ctx: Context, meta: Meta) -> bool:
@@ -163,7 +227,8 @@ async def creates_any(ctx: Context, meta: Meta) -> bool:
         return True
     if await _grant(ctx, meta, "create") is Grant.NONE:
         return False
-    return not (ctx.site.apps.permission_hooks("has_permission", meta.name) or core_rules.rule_for(meta.name))
+    return not (ctx.site.apps.permission_hooks("has_permission", meta.name) or core_rules.rule_for(meta.name)
+                or await user_access.restriction_for(ctx, meta) is not None)
 
 
 async def writable_levels(ctx: Context, meta: Meta) -> frozenset[int] | None:
@@ -193,7 +258,7 @@ def _field_access(meta: Meta, roles: frozenset[str]) -> tuple[frozenset[str] | N
                 f.fieldname for f in child.fields if f.fieldname and f.permlevel in levels)
     if meta.permlevels <= levels and not rows:
         return None, rows
-    own = frozenset(meta.standard) | frozenset(
+    own = meta.standard_readable | frozenset(
         f.fieldname for f in meta.fields if f.fieldname and f.permlevel in levels)
     return own | frozenset(f"{table}.{field}" for table, fields in rows.items() for field in fields), rows
 

@@ -20,7 +20,9 @@ if TYPE_CHECKING:
     from engine.documents.base import BaseDocument
     from engine.site import Context
 
-RULES = {"File": "engine.core.file_permission"}
+RULES = {"File": "engine.core.file_permission", "Notification Log": "engine.core.own_records",
+         "ToDo": "engine.core.own_records", "User Permission": "engine.core.access_rules",
+         "DocShare": "engine.core.access_rules"}
 SELF_RIGHTS = frozenset({"read", "select", "write"})
 _loaded: dict[str, ModuleType] = {}
 

@@ -59,7 +59,15 @@ class Or:
     items: tuple[Node, ...]
 
 
-Node = Cond | And | Or
+@dataclass(frozen=True)
+class Not:
+    """Neither of `items` (one, in practice) holds: what the permission component needs to say "no
+    child row holds a value outside these" (`Not(Cond(f, NOT_IN, allowed, table=t))`)."""
+
+    items: tuple[Node, ...]
+
+
+Node = Cond | And | Or | Not
 
 #: The condition that matches nothing (`[["name", "in", []]]` in the filter language).
 FALSE = Cond("name", Op.IN, ())

@@ -22,7 +22,7 @@ import orjson
 from engine import exceptions as exc
 from engine.meta.schema import Meta
 from engine.query import parse
-from engine.query.ast import TREE_OPS, And, Cond, Node, Op, Or, walk
+from engine.query.ast import TREE_OPS, And, Cond, Node, Not, Op, Or, walk
 from engine.query.parse import ChildMeta
 from engine.translation import _
 
@@ -74,6 +74,11 @@ class _Compiler:
     def node(self, node: Node) -> dict[str, Any]:
         if isinstance(node, Cond):
             return self.cond(node) if node.table is None else {node.table: {"$elemMatch": self.row(node)}}
+        if isinstance(node, Not):
+            inner = [self.node(item) for item in node.items]
+            if {} in inner:  # not (everything) matches nothing
+                return {"_id": {"$in": []}}
+            return {"$nor": inner} if inner else {}
         if isinstance(node, Or):
             parts = [self.node(item) for item in _flatten(node)]
             if not parts:
