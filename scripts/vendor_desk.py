@@ -68,8 +68,6 @@ PINS = (
                   (r'"innerHTML"===i\?n\.textContent=a:n\.setAttribute\(i,a\)',
                    '"innerHTML"===i?n.textContent=a:"style"===i?n.style.cssText=a:n.setAttribute(i,a)'),
                   (r'<strong style="display: block;">', "<strong>"))),
-    # zip for the reports' XLSX export (loaded only when a user exports)
-    Pin("fflate", "0.8.3", {"fflate.js": "esm/browser.js"}),
 )
 SOURCE_MAP = re.compile(r"\n?//# sourceMappingURL=\S+\s*$")
 

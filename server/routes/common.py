@@ -6,10 +6,12 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from engine.context import Context, bind, run_in_unit_of_work, run_read
 from engine.documents.document import Document
+from engine.export.writer import Download
+from engine.files.names import content_disposition
 from server.context import context_for
 from server.errors import server_messages
 from server.responses import dumps, json_response, too_large
@@ -73,6 +75,16 @@ def _as_data(value: Any) -> Any:
     item by item."""
     if isinstance(value, Document):
         return value.as_dict()
+    if isinstance(value, Download):  # a file is streamed, not held to the JSON response limit
+        return None
     if isinstance(value, tuple):
         return [_as_data(v) for v in value]
     return value
+
+
+def file_response(ctx: Context, download: Download) -> Response:
+    """A method's file (an export, a template) as an attachment, streamed from its spooled file."""
+    headers = {"Content-Disposition": content_disposition(download.filename, inline=False),
+               "Content-Length": str(download.size), "X-Content-Type-Options": "nosniff",
+               "Cache-Control": "no-store"}
+    return StreamingResponse(download.chunks(), media_type=download.content_type, headers=headers)

@@ -16,13 +16,14 @@ from starlette.routing import Route
 
 from engine.context import Context
 from engine.documents.document import Document
+from engine.export.writer import Download
 from engine.methods import client, dispatch
 from server.allow import refuse_other_methods
 from server.multipart import read_form
 from server.params import form_dict, urlencoded_fields
 from server.routes import files
 from server.routes import session as session_routes
-from server.routes.common import envelope, run
+from server.routes.common import envelope, file_response, run
 
 
 async def call_method(request: Request) -> Response:
@@ -43,6 +44,8 @@ async def call_method(request: Request) -> Response:
         return result
 
     ctx, result = await run(request, call)
+    if isinstance(result, Download):
+        return file_response(ctx, result)
     # a returned Document was already turned into its no-nulls dict (Frappe's json_handler); plain
     # dicts and lists go out as they are, nulls included (`fw.client.get` keeps them)
     return envelope(ctx, "message", result, include=result is not None)

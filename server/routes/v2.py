@@ -19,6 +19,7 @@ from engine import exceptions as exc
 from engine.apps import whitelisted
 from engine.context import Context
 from engine.documents.document import Document
+from engine.export.writer import Download
 from engine.methods import client, copies, dispatch, form_load
 from engine.methods import expand as expansion
 from engine.methods.args import whole_arg
@@ -29,7 +30,7 @@ from server.params import form_dict
 from server.responses import json_response
 from server.routes import files, writes
 from server.routes import session as session_routes
-from server.routes.common import RESERVED_KEYS, run
+from server.routes.common import RESERVED_KEYS, file_response, run
 
 PREFIX = "/api/v2"
 DEFAULT_LIMIT = 20
@@ -214,6 +215,8 @@ async def _call_whitelisted(request: Request,
         return result
 
     ctx, result = await run(request, call)
+    if isinstance(result, Download):
+        return file_response(ctx, result)
     return respond(ctx, result, has_data=result is not None)
 
 

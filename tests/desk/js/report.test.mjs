@@ -1,11 +1,11 @@
 // The report page's pure logic (server/desk/static/js/views/report/report_data.js): filters' starting
-// values, required filters, the total row, sorting, cell text by type and precision, the CSV export
-// (quoting, CSV injection, total row) and the chart's escaped labels.
+// values, required filters, the total row, sorting, cell text by type and precision and the chart's
+// escaped labels (the export is the server's: tests/server/test_export_http.py).
 import assert from "node:assert/strict";
 import test from "node:test";
 import { loadBoot } from "../../../server/desk/static/js/boot.js";
 import {
-	cellText, chartOptions, csvFileName, initialValues, mergeFilters, missingRequired, nextSort, sortRows, splitTotal, toCsv,
+	cellText, chartOptions, initialValues, mergeFilters, missingRequired, nextSort, sortRows, splitTotal,
 } from "../../../server/desk/static/js/views/report/report_data.js";
 
 loadBoot({ sysdefaults: { number_format: "#,###.##", float_precision: 3, date_format: "dd-mm-yyyy" } });
@@ -52,14 +52,6 @@ test("cells by type and precision", () => {
 	assert.equal(cellText("2024-03-07", { fieldtype: "Date" }), "07-03-2024");
 	assert.equal(cellText("<b>x</b>", { fieldtype: "Data" }), "<b>x</b>"); // text, rendered as text
 	assert.equal(cellText(null, columns[1]), "");
-});
-
-test("CSV: quoted, formulas neutralised, total row last", () => {
-	const rows = [{ employee: "HR-EMP-1", value: 72.5 }, { employee: '=HYPERLINK("x"), "q"', value: -3 }];
-	const csv = toCsv(columns, rows, ["Total", 69.5]);
-	assert.equal(csv, 'Employee,Value\r\nHR-EMP-1,72.5\r\n"\'=HYPERLINK(""x""), ""q""",-3\r\nTotal,69.5\r\n');
-	assert.equal(csvFileName("Employee Score Report", { company: "Acme Logistics", period: "2024-03" }),
-		"Employee_Score_Report_Acme_Logistics_2024-03.csv");
 });
 
 test("chart labels and names are escaped for frappe-charts (it inserts them as markup)", () => {

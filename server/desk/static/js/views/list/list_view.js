@@ -25,6 +25,7 @@ import { ColumnPicker } from "./column_picker.js";
 import { defaultSort, listColumns, listFields, sortableFields, titleField } from "./columns.js";
 import { FilterBar } from "./filter_bar.js";
 import { GroupBySidebar } from "./group_by.js";
+import { ListMenu } from "./list_menu.js";
 import { ListTable } from "./list_table.js";
 import { useListUpdates } from "./live.js";
 
@@ -157,9 +158,10 @@ function List({ meta, route, saved }) {
 	}
 
 	const label = __(doctype);
-	const actions = hasRight(doctype, "create")
-		? html`<button type="button" class="btn btn-primary" onClick=${addNew}>${__("Add {0}", [label])}</button>`
-		: null;
+	const actions = html`<${ListMenu} meta=${meta} chosen=${chosen} filters=${filters} sort=${sort} selected=${selected} />
+		${hasRight(doctype, "create")
+			? html`<button type="button" class="btn btn-primary" onClick=${addNew}>${__("Add {0}", [label])}</button>`
+			: null}`;
 	const shown = state.rows.length;
 	const selection = {
 		selected,

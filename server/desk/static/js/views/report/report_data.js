@@ -1,6 +1,6 @@
 // What the report page does with a run's answer, as pure functions (`node --test` covers them): the
 // filters' starting values and the required ones still empty, the total row split from the rows,
-// sorting by a column, a cell's display text, and the CSV of what is shown.
+// sorting by a column and a cell's display text (the export is written by the server).
 import { formatValue } from "../../format.js";
 
 const NUMERIC = new Set(["Int", "Long Int", "Float", "Currency", "Percent", "Duration", "Rating"]);
@@ -88,29 +88,6 @@ export function nextSort(sort, fieldname) {
 /** A cell's display text: by the column's type and precision (always text, never markup). */
 export function cellText(value, column) {
 	return formatValue(value, { fieldtype: column.fieldtype || "Data", precision: column.precision, options: column.options });
-}
-
-function csvField(value) {
-	if (value === null || value === undefined) return "";
-	let text = typeof value === "object" ? JSON.stringify(value) : String(value);
-	// a spreadsheet runs a cell starting with these as a formula (CSV injection): make it text
-	if (typeof value === "string" && /^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-	return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** The CSV (RFC 4180, CRLF) of the columns and rows as shown (sorted), the total row last. Values
- * are raw (numbers unformatted), so a spreadsheet reads them as numbers. */
-export function toCsv(columns, rows, total = null) {
-	const lines = [columns.map((c) => csvField(c.label || c.fieldname))];
-	for (const row of rows) lines.push(columns.map((c, i) => csvField(cellValue(row, c, i))));
-	if (total) lines.push(columns.map((c, i) => csvField(total[i])));
-	return `${lines.map((cells) => cells.join(",")).join("\r\n")}\r\n`;
-}
-
-/** The export's file name: the report's name and the filter values, safe on every system. */
-export function csvFileName(report, values) {
-	const parts = [report, ...Object.values(values || {}).filter((v) => !isEmpty(v) && typeof v !== "object")];
-	return `${parts.join("_").replace(/[^\p{L}\p{N}_.-]+/gu, "_")}.csv`;
 }
 
 /** The chart's text HTML-escaped: frappe-charts inserts labels and names as markup, and the Desk

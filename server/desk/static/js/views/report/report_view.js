@@ -1,9 +1,11 @@
 // /app/query-report/<Report Name> (desk.md §6): the report's filters (get_script: the JSON's, or its
 // `<report>.js` loaded by URL, `frappe.query_reports[name]`), run on every change once the required
 // ones have a value (fw.desk.query_report.run); then the `message`, the `report_summary` cards, the
-// `chart` and the rows, sortable, exported to CSV or XLSX (xlsx.js) as shown. The filter values stay in the URL, so a
+// `chart` and the rows, sortable, exported to CSV or XLSX by the server (fw.desk.query_report.export_query,
+// the rows shown in their order as `visible_idx`). The filter values stay in the URL, so a
 // reload or a shared link shows the same report. A report that fails shows the server's message.
 import { call } from "../../api.js";
+import { hasRight } from "../../boot.js";
 import { __, addMessages } from "../../i18n.js";
 import { html, useEffect, useMemo, useRef, useState } from "../../lib/html.js";
 import { loadScript } from "../../meta.js";
@@ -13,12 +15,12 @@ import { showError } from "../../ui/messages.js";
 import { Page } from "../../ui/page.js";
 import { ReportChart } from "./chart.js";
 import { ReportFilters } from "./filter_bar.js";
+import { downloadFile } from "../../download.js";
 import {
-	csvFileName, initialValues, mergeFilters, missingRequired, nextSort, sortRows, splitTotal, toCsv,
+	initialValues, mergeFilters, missingRequired, nextSort, sortRows, splitTotal,
 } from "./report_data.js";
 import { ReportSummary } from "./summary.js";
 import { ReportTable } from "./table.js";
-import { XLSX_TYPE, toXlsx } from "./xlsx.js";
 
 async function loadDefinition(name) {
 	const body = await call("fw.desk.query_report.get_script", { report_name: name }, { httpMethod: "GET" });
@@ -106,25 +108,15 @@ function Report({ name, title, definition }) {
 	const { rows, total } = useMemo(() => splitTotal(data), [data]);
 	const shown = useMemo(() => sortRows(rows, columns, sort), [rows, sort]);
 
-	function download(blob, fileName) {
-		const url = URL.createObjectURL(blob);
-		const link = document.createElement("a");
-		link.href = url;
-		link.download = fileName;
-		document.body.appendChild(link);
-		link.click();
-		link.remove();
-		setTimeout(() => URL.revokeObjectURL(url), 1000);
-	}
-
-	function exportCsv() {
-		download(new Blob([`\ufeff${toCsv(columns, shown, total)}`], { type: "text/csv;charset=utf-8" }), csvFileName(name, values));
-	}
-
-	async function exportXlsx() {
+	// exporting needs the `export` right on the report's doctype (business.md §3.2)
+	const mayExport = hasRight(definition.ref_doctype, "export");
+	// the server runs the report again with these filters and writes the rows shown, in their order
+	async function exportAs(fileFormat) {
 		try {
-			const bytes = await toXlsx(columns, shown, total, title);
-			download(new Blob([bytes], { type: XLSX_TYPE }), csvFileName(name, values).replace(/\.csv$/, ".xlsx"));
+			await downloadFile("fw.desk.query_report.export_query", {
+				report_name: name, filters: values, file_format_type: fileFormat,
+				visible_idx: shown.map((row) => rows.indexOf(row)),
+			});
 		} catch (error) {
 			showError(error);
 		}
@@ -132,8 +124,10 @@ function Report({ name, title, definition }) {
 
 	const actions = html`
 		<button type="button" class="btn btn-default" disabled=${state.loading || Boolean(missing.length)} onClick=${run}>${__("Refresh")}</button>
-		<button type="button" class="btn btn-default" disabled=${!data || !columns.length} onClick=${exportCsv}>${__("Export")}</button>
-		<button type="button" class="btn btn-default" disabled=${!data || !columns.length} onClick=${exportXlsx}>${__("Download XLSX")}</button>`;
+		${mayExport
+			? html`<button type="button" class="btn btn-default" disabled=${!data || !columns.length} onClick=${() => exportAs("CSV")}>${__("Export")}</button>
+				<button type="button" class="btn btn-default" disabled=${!data || !columns.length} onClick=${() => exportAs("Excel")}>${__("Download XLSX")}</button>`
+			: null}`;
 	return html`<${Page} title=${title} actions=${actions} className="report-page">
 		<${ReportFilters} filters=${filters} values=${values} onChange=${onFilterChange} />
 		${missing.length
