@@ -62,6 +62,14 @@ class Settings(BaseSettings):
     access_log: Literal["off", "text", "json"] = Field(default="text", description=(
         "one line per HTTP request on stdout (method, path, status, duration, request id, user), as text or "
         "JSON lines, written off the event loop; uvicorn's own access log is always off"))
+    smtp_url: str | None = Field(default=None, description=(
+        "outgoing mail server when no default outgoing Email Account exists: "
+        "`smtp://[user:password@]host:port[?tls=1|ssl=1]`; unset and no account: mail stays queued (Not Sent)"))
+    mail_sender: str | None = Field(default=None, description="the From address of mail sent through FW_SMTP_URL")
+    reset_password_link_expiry: int = Field(default=1200, ge=1, description=(
+        "seconds a password reset link (`/update-password?key=...`) stays valid"))
+    welcome_link_expiry: int = Field(default=3 * 24 * 3600, ge=1, description=(
+        "seconds the set-password link of a new user's welcome mail stays valid"))
     gc_young_threshold: int = Field(default=20_000, ge=0, description=(
         "allocations between young garbage collections in serve and worker processes (0: Python's 700)"))
     backup_frequency: Literal["off", "hourly", "daily", "weekly"] = Field(default="off", description=(

@@ -22,6 +22,7 @@ from engine.mongod import embedded
 from engine.settings import Settings
 from engine.site import Site
 from tests.support.redis_server import RedisServer, start_redis
+from tests.support.smtp import SmtpSink
 
 FIXTURES = Path(__file__).parent / "fixtures"
 sys.path.insert(0, str(FIXTURES / "apps"))  # the fixture app `fwtest` is importable from test modules
@@ -116,3 +117,23 @@ async def memory_site(settings: Settings, registry: AppRegistry) -> AsyncIterato
     await ensure_bootstrap(site)
     yield site
     await database.drop()
+
+
+@pytest.fixture(scope="session")
+def smtp_server() -> Iterator[SmtpSink]:
+    """A real SMTP server (aiosmtpd) for the session; `mail_site` points the site at it."""
+    sink = SmtpSink()
+    sink.start()
+    yield sink
+    sink.stop()
+
+
+@pytest.fixture
+async def mail_site(site: Site, smtp_server: SmtpSink) -> AsyncIterator[Site]:
+    """The test site sending its mail to `smtp_server` (FW_SMTP_URL), which starts empty and running."""
+    smtp_server.start()
+    smtp_server.clear()
+    previous = site.settings
+    site.settings = previous.model_copy(update={"smtp_url": smtp_server.url, "mail_sender": "fw <fw@example.com>"})
+    yield site
+    site.settings = previous

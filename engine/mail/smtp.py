@@ -1,0 +1,86 @@
+"""The SMTP side of mail: where to send (`SmtpConfig`, from an Email Account or `FW_SMTP_URL`) and
+one delivery through aiosmtplib."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import aiosmtplib
+
+from engine import exceptions as exc
+
+CONNECT_TIMEOUT = 30.0  # s for connecting and for each SMTP command
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+@dataclass(frozen=True)
+class SmtpConfig:
+    host: str
+    port: int
+    username: str | None = None
+    password: str | None = None
+    use_tls: bool = False  # STARTTLS after connecting
+    use_ssl: bool = False  # TLS from the first byte (SMTPS)
+    sender: str | None = None  # the From of mail that names none
+    source: str = "FW_SMTP_URL"  # what configured it, for messages
+
+    def describe(self) -> str:
+        mode = " (SSL)" if self.use_ssl else " (STARTTLS)" if self.use_tls else ""
+        return f"{self.host}:{self.port}{mode} from {self.source}"
+
+
+def default_port(use_ssl: bool, use_tls: bool) -> int:
+    return 465 if use_ssl else 587 if use_tls else 25
+
+
+def _flag(query: dict[str, list[str]], name: str) -> bool:
+    value = (query.get(name) or ["0"])[-1].strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise exc.ConfigurationError(f"FW_SMTP_URL: {name}={value!r} is not 0 or 1")
+
+
+def parse_smtp_url(url: str, sender: str | None = None) -> SmtpConfig:
+    """`smtp://[user:password@]host:port[?tls=1|ssl=1]` (also `smtps://host` for ssl=1)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as e:
+        raise exc.ConfigurationError(f"FW_SMTP_URL is not a valid URL: {e}") from None
+    if parts.scheme not in ("smtp", "smtps"):
+        raise exc.ConfigurationError(
+            f"FW_SMTP_URL must start with smtp:// (got {parts.scheme or 'no scheme'!r}), "
+            "e.g. smtp://user:password@mail.example.com:587?tls=1")
+    if not parts.hostname:
+        raise exc.ConfigurationError("FW_SMTP_URL names no host, e.g. smtp://localhost:1025")
+    query = parse_qs(parts.query, keep_blank_values=True)
+    unknown = set(query) - {"tls", "ssl"}
+    if unknown:
+        raise exc.ConfigurationError(f"FW_SMTP_URL: unknown option(s) {', '.join(sorted(unknown))} (tls, ssl)")
+    use_ssl = _flag(query, "ssl") or parts.scheme == "smtps"
+    use_tls = _flag(query, "tls")
+    if use_ssl and use_tls:
+        raise exc.ConfigurationError("FW_SMTP_URL: choose tls=1 (STARTTLS) or ssl=1 (SMTPS), not both")
+    return SmtpConfig(
+        host=parts.hostname, port=port or default_port(use_ssl, use_tls),
+        username=unquote(parts.username) if parts.username else None,
+        password=unquote(parts.password) if parts.password is not None else None,
+        use_tls=use_tls, use_ssl=use_ssl, sender=sender)
+
+
+@dataclass(frozen=True)
+class Delivery:
+    refused: dict[str, str]  # recipient -> the server's reason
+
+
+async def deliver(config: SmtpConfig, sender: str, recipients: list[str], message: str | bytes) -> Delivery:
+    """Send one message; raises aiosmtplib's errors (and OSError) when nothing was accepted."""
+    errors, _response = await aiosmtplib.send(
+        message, sender=sender, recipients=recipients, hostname=config.host, port=config.port,
+        username=config.username or None, password=config.password if config.username else None,
+        use_tls=config.use_ssl, start_tls=config.use_tls, timeout=CONNECT_TIMEOUT)
+    return Delivery({rcpt: f"{code} {text}" for rcpt, (code, text) in errors.items()})
