@@ -82,6 +82,66 @@ async def export_fixtures(site: Site, app: App, progress: Progress | None = None
     return written
 
 
+# the site's own customisations (business.md §7), exported where no app can hold them
+SITE_FIXTURE_DOCTYPES = ("Custom Field", "Property Setter")
+
+
+def site_fixtures_dir(site: Site) -> Path:
+    """`doctype_json/fixtures/`: the customisations of the modules no installed app owns."""
+    return site.settings.doctype_json_dir / "fixtures"
+
+
+def unowned_modules(site: Site) -> list[str]:
+    """Modules no installed app owns: the site's modules (drop-in doctypes) and the core's."""
+    apps = site.apps
+    owned = {apps.doctypes[n].module for n, app in apps.doctype_app.items() if app is not None}
+    return sorted({s.module for s in apps.doctypes.values() if s.module and s.module not in owned})
+
+
+async def export_site_fixtures(site: Site, progress: Progress | None = None) -> list[Path]:
+    """Write `doctype_json/fixtures/<doctype>.json` with the Custom Fields and Property Setters whose
+    module no installed app owns (an app exports its own through its `fixtures` hook); `fw migrate`
+    imports them again. A doctype with none writes no file (and removes a stale one)."""
+    ctx = site.context("Administrator")
+    modules = unowned_modules(site)
+    folder = site_fixtures_dir(site)
+    written: list[Path] = []
+    for doctype in SITE_FIXTURE_DOCTYPES:
+        if progress:
+            progress(f"site: exporting {doctype}")
+        names = await get_all(ctx, doctype, filters=[["module", "in", modules]], order_by="creation asc",
+                              pluck="name", limit_page_length=0)
+        path = folder / f"{scrub(doctype)}.json"
+        if not names:
+            path.unlink(missing_ok=True)
+            continue
+        docs = [_strip((await get_doc(ctx, doctype, n)).as_dict(), set()) for n in names]
+        folder.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(docs, indent=1, sort_keys=True, ensure_ascii=False, default=str) + "\n",
+                        encoding="utf-8")
+        written.append(path)
+    return written
+
+
+async def import_site_fixtures(site: Site, progress: Progress | None = None) -> ImportReport:
+    """`doctype_json/fixtures/*.json` (Custom Fields first: a Property Setter may change one), each file
+    in its own unit of work; one ConfigurationError names every file that failed."""
+    report = ImportReport()
+    failures: list[str] = []
+    folder = site_fixtures_dir(site)
+    order = {f"{scrub(dt)}.json": i for i, dt in enumerate(SITE_FIXTURE_DOCTYPES)}
+    for path in sorted(folder.glob("*.json"), key=lambda p: (order.get(p.name, len(order)), p.name)):
+        if progress:
+            progress(f"site: importing {path.name}")
+        try:
+            await import_file(site, path, report)
+        except exc.ConfigurationError as e:
+            failures.append(e.message)
+    if failures:
+        raise exc.ConfigurationError("\n".join(failures))
+    return report
+
+
 def _same(have: Any, want: Any) -> bool:
     return bool(have == want or (have in (None, "", 0) and want in (None, "", 0)))
 

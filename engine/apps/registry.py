@@ -7,6 +7,7 @@ it imports none of them. Shared by every site of the process.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,10 @@ class AppRegistry:
     app_include_js: list[tuple[str, str]] = field(default_factory=list)
     app_include_css: list[tuple[str, str]] = field(default_factory=list)
     reports: dict[str, Any] = field(default_factory=dict)
+    # re-read the doctype JSON files if any changed since (the loader sets it): the DocType editor's
+    # save or another process's `fw migrate` adds or changes doctypes while this process runs; answers
+    # whether anything changed. ConfigurationError naming the bad file, with nothing changed.
+    reread: Callable[[], bool] | None = None
     _handler_cache: dict[tuple[str, str], tuple[Handler, ...]] = field(default_factory=dict)
     _permission_hook_cache: dict[tuple[str, str], tuple[Handler, ...]] = field(default_factory=dict)
     _derived: dict[tuple[type, str], dict[Any, Any]] = field(default_factory=dict)
@@ -100,6 +105,10 @@ class AppRegistry:
         if kept is None:
             kept = self._derived[key] = {}
         return kept
+
+    def clear_derived(self) -> None:
+        """Forget what was worked out from the doctypes (their definitions were re-read)."""
+        self._derived.clear()
 
     def permission_hooks(self, key: str, doctype: str) -> tuple[Handler, ...]:
         """The `has_permission` or `permission_query_conditions` hooks (`key`) that apply to

@@ -14,13 +14,25 @@ from pathlib import Path
 
 from engine import exceptions as exc
 from engine.apps.registry import AppRegistry
-from engine.meta.schema import ALL_TYPES, NO_VALUE_TYPES, TABLE_TYPES, DocTypeSchema, parse_doctype, scrub
+from engine.meta.schema import (
+    ALL_TYPES,
+    CHILD_FIELDS,
+    NO_VALUE_TYPES,
+    STANDARD_FIELDS,
+    TABLE_TYPES,
+    DocTypeSchema,
+    parse_doctype,
+    scrub,
+)
 
 # the keys a DocField row of Frappe's exported JSON carries beside the DocField doctype's own fields
 ROW_KEYS = frozenset({"doctype", "name", "parent", "parentfield", "parenttype", "idx", "owner", "creation",
                       "modified", "modified_by", "docstatus"})
 
 LINKED = frozenset({"Link", *TABLE_TYPES})
+# what every document (or child row) has: never a field of a definition
+RESERVED = frozenset({*STANDARD_FIELDS, *CHILD_FIELDS, "doctype", "_id"})
+Problem = tuple[str | None, str]
 
 
 def load_site_doctypes(registry: AppRegistry, folder: Path) -> list[str]:
@@ -28,7 +40,7 @@ def load_site_doctypes(registry: AppRegistry, folder: Path) -> list[str]:
     returns their names. ConfigurationError naming every bad file, having added none of them."""
     if not folder.is_dir():
         return []
-    known = _field_keys(registry)
+    known = field_keys(registry)
     problems: list[str] = []
     parsed = []
     names: dict[str, Path] = {}
@@ -77,7 +89,7 @@ def site_modules(registry: AppRegistry, site_doctypes: list[str]) -> list[str]:
     return out
 
 
-def _field_keys(registry: AppRegistry) -> frozenset[str]:
+def field_keys(registry: AppRegistry) -> frozenset[str]:
     """What a field may set: the DocField doctype's fields (Frappe's DocField properties)."""
     docfield = registry.doctypes.get("DocField")
     own = {f.fieldname for f in docfield.fields if f.fieldname} if docfield else set()
@@ -90,42 +102,54 @@ def _file_problems(path: Path, known: frozenset[str]) -> DocTypeSchema | list[st
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as e:
         return [f"not valid JSON ({e})"]
+    found = checked_definition(data, known, str(path))
+    if isinstance(found, list):
+        return [problem for _field, problem in found]
+    if scrub(found.name) != path.stem:
+        return [f"doctype {found.name!r} must be in a file named {scrub(found.name)}.json"]
+    return found
+
+
+def checked_definition(data: object, known: frozenset[str], source: str) -> DocTypeSchema | list[Problem]:
+    """A doctype definition (a file's JSON, or what the DocType editor saves) as a DocTypeSchema, or
+    what is wrong with it: (fieldname or None, problem) pairs. The links it makes are checked by the
+    caller, who knows the doctypes beside it."""
     if not isinstance(data, dict):
-        return ["a doctype file must hold one JSON object"]
-    problems: list[str] = []
+        return [(None, "a doctype file must hold one JSON object")]
+    problems: list[Problem] = []
     if not isinstance(data.get("module"), str) or not data["module"].strip():
-        problems.append('names no `module` (add e.g. "module": "Projects"; a module no app owns becomes '
-                        "a site module)")
+        problems.append(("module", 'names no `module` (add e.g. "module": "Projects"; a module no app owns '
+                                   "becomes a site module)"))
     fields = data.get("fields", [])
     if not isinstance(fields, list):
-        return [*problems, "`fields` must be a list"]
+        return [*problems, ("fields", "`fields` must be a list")]
     seen: set[str] = set()
     for i, field in enumerate(fields, start=1):
         if not isinstance(field, dict):
-            problems.append(f"field #{i} is not an object")
+            problems.append((None, f"field #{i} is not an object"))
             continue
-        label = f"field {field.get('fieldname')!r}" if field.get("fieldname") else f"field #{i}"
+        fieldname = field.get("fieldname")
+        name = fieldname if isinstance(fieldname, str) and fieldname else None
+        label = f"field {fieldname!r}" if name else f"field #{i}"
         fieldtype = field.get("fieldtype", "Data")
         if fieldtype not in ALL_TYPES:
-            problems.append(f"{label}: unknown fieldtype {fieldtype!r}")
+            problems.append((name, f"{label}: unknown fieldtype {fieldtype!r}"))
         unknown = sorted(str(k) for k in field if k not in known)
         if unknown:
-            problems.append(f"{label}: unknown option(s) {', '.join(map(repr, unknown))}")
-        fieldname = field.get("fieldname")
-        if isinstance(fieldname, str) and fieldname and fieldtype not in NO_VALUE_TYPES:
-            if fieldname in seen:
-                problems.append(f"{label}: duplicate fieldname")
-            seen.add(fieldname)
+            problems.append((name, f"{label}: unknown option(s) {', '.join(map(repr, unknown))}"))
+        if name and fieldtype not in NO_VALUE_TYPES:
+            if name in RESERVED:
+                problems.append((name, f"fieldname {name!r} is reserved (every document has it)"))
+            elif name in seen:
+                problems.append((name, f"{label}: duplicate fieldname"))
+            seen.add(name)
         if fieldtype == "Select" and field.get("default") not in (None, ""):
             options = [o for o in str(field.get("options") or "").split("\n") if o.strip()]
             if str(field["default"]) not in options:
-                problems.append(f"{label}: default {field['default']!r} is not one of its options")
+                problems.append((name, f"{label}: default {field['default']!r} is not one of its options"))
     if problems:
         return problems
     try:
-        schema = parse_doctype(data, str(path))
+        return parse_doctype(data, source)
     except exc.ConfigurationError as e:
-        return [e.message.removeprefix(f"Invalid doctype JSON in {path}: ")]
-    if scrub(schema.name) != path.stem:
-        return [f"doctype {schema.name!r} must be in a file named {scrub(schema.name)}.json"]
-    return schema
+        return [(None, e.message.removeprefix(f"Invalid doctype JSON in {source}: "))]

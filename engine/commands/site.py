@@ -70,9 +70,11 @@ def execute(dotted_path: str, kwargs_json: str, user: str) -> None:
 @click.command("export-fixtures")
 @click.option("--app", "app_name", help="Only this app (default: every installed app with fixtures).")
 def export_fixtures(app_name: str | None) -> None:
-    """Write apps/<app>/fixtures/<doctype>.json for each entry of the app's `fixtures` hook."""
+    """Write apps/<app>/fixtures/<doctype>.json for each entry of the app's `fixtures` hook, and
+    doctype_json/fixtures/ with the Custom Fields and Property Setters of modules no app owns."""
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
     from engine.apps.fixtures import export_fixtures as export
+    from engine.apps.fixtures import export_site_fixtures
 
     async def go(settings: Settings) -> list[str]:
         async with opened_site(settings) as site:
@@ -93,10 +95,13 @@ def export_fixtures(app_name: str | None) -> None:
             with status("Exporting fixtures") as progress:
                 for app in apps:
                     written += [str(p) for p in await export(site, app, progress)]
+                if app_name is None:
+                    written += [str(p) for p in await export_site_fixtures(site, progress)]
             return written
 
     written = run(go)
     for path in written:
         console.print(f"[green]Wrote[/green] {path}")
     if not written:
-        console.print("No fixtures to export (no app declares `fixtures` in hooks.py).")
+        console.print("No fixtures to export (no app declares `fixtures` in hooks.py, and the site has no "
+                      "Custom Fields or Property Setters of its own modules).")

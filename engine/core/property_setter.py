@@ -9,7 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 from engine import exceptions as exc
 from engine.documents.document import Document
-from engine.meta.properties import DOCTYPE_PROPERTIES, FIELD_PROPERTIES, property_problem, stored_value
+from engine.meta.properties import (
+    DOCTYPE_PROPERTIES,
+    FIELD_PROPERTIES,
+    property_problem,
+    select_default_problem,
+    stored_value,
+)
+from engine.query.listing import get_all
 from engine.schema_sync import resync_after_commit
 from engine.translation import _
 
@@ -59,10 +66,23 @@ class PropertySetter(Document):
         if problem:
             raise exc.ValidationError(_("Cannot set {0} of {1}: {2}", self.property, self.doc_type, problem),
                                       field="value")
+        if self.property == "default" and meta.by_name[self.field_name].fieldtype == "Select":
+            await self._check_select_default(meta.by_name[self.field_name].options)
         self.value = stored_value(self.property, self.value, doctype_level=level == DOCTYPE_LEVEL)
         self.property_type = kinds[self.property]
         if not self.module:
             self.module = meta.module
+
+    async def _check_select_default(self, own_options: str | None) -> None:
+        """A Select's default must be one of its options: the options' own setter (this unit's
+        included) if there is one, else the field's. (Customize Form checks options and default
+        together before it writes either, since one save may change both.)"""
+        options = await get_all(self.ctx, "Property Setter", pluck="value", filters={
+            "name": setter_name(str(self.doc_type), self.field_name, "options")})
+        problem = select_default_problem(str(self.field_name), options[0] if options else own_options, self.value)
+        if problem:
+            raise exc.ValidationError(_("Cannot set {0} of {1}: {2}", self.property, self.doc_type, problem),
+                                      field="value")
 
     async def on_update(self) -> None:
         resync_after_commit(self.ctx, str(self.doc_type))

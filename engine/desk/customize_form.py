@@ -18,7 +18,7 @@ from engine.apps.whitelisted import whitelist
 from engine.context import Context
 from engine.core.property_setter import DOCTYPE_LEVEL, FIELD_LEVEL, setter_name
 from engine.documents.factory import get_doc, new_doc
-from engine.meta.properties import FIELD_PROPERTIES, typed_value
+from engine.meta.properties import FIELD_PROPERTIES, select_default_problem, typed_value
 from engine.meta.schema import Meta
 from engine.methods.args import json_arg
 from engine.query.listing import count, get_all
@@ -26,6 +26,8 @@ from engine.translation import _
 
 SETTER = "Property Setter"
 SETTER_FIELDS = ["name", "field_name", "property", "value", "module"]
+# a field's options are written before its default, which is checked against them
+PROPERTY_ORDER = {prop: i for i, prop in enumerate(FIELD_PROPERTIES)}
 
 
 async def _require(ctx: Context, doctype: Any, right: str) -> str:
@@ -116,8 +118,9 @@ async def save(ctx: Context, doctype: str, fields: Any = None, field_order: Any 
     before = await _view(ctx, doctype)
     was_mandatory = {f["fieldname"] for f in before["fields"] if f["reqd"]}
     wanted = _field_changes(json_arg(fields, "fields", kinds=(dict, list)) or {}, base)
+    _check_select_defaults(doctype, before, wanted)
     for fieldname, props in wanted.items():
-        for prop, value in props.items():
+        for prop, value in sorted(props.items(), key=lambda item: PROPERTY_ORDER[item[0]]):
             try:
                 typed = typed_value(prop, value)
             except ValueError as e:
@@ -131,6 +134,21 @@ async def save(ctx: Context, doctype: str, fields: Any = None, field_order: Any 
     after = await _view(ctx, doctype)
     made_mandatory = [f["fieldname"] for f in after["fields"] if f["reqd"] and f["fieldname"] not in was_mandatory]
     return {**after, "missing": {name: await _missing(ctx, base, name) for name in made_mandatory}}
+
+
+def _check_select_defaults(doctype: str, before: dict[str, Any], wanted: dict[str, dict[str, Any]]) -> None:
+    """A Select's default, as this save leaves it, must be one of its options as this save leaves them
+    (checked together: one save may change both, in either order)."""
+    current = {f["fieldname"]: f for f in before["fields"]}
+    for fieldname, props in wanted.items():
+        field = current[fieldname]
+        if field["fieldtype"] != "Select" or not ({"options", "default"} & set(props)):
+            continue
+        problem = select_default_problem(fieldname, props.get("options", field["options"]),
+                                         props.get("default", field["default"]))
+        if problem:
+            raise exc.ValidationError(_("Cannot set {0} of {1}.{2}: {3}", "default", doctype, fieldname, problem),
+                                      field=fieldname)
 
 
 def _field_changes(fields: Any, base: Meta) -> dict[str, dict[str, Any]]:

@@ -109,6 +109,16 @@ def property_problem(fields: Mapping[str, DocFieldSchema], prop: str, fieldname:
     return None
 
 
+def select_default_problem(fieldname: str, options: Any, default: Any) -> str | None:
+    """Why `default` cannot be the default of a Select field whose options are `options`, or None."""
+    if default in (None, ""):
+        return None
+    choices = [o for o in str(options or "").split("\n") if o.strip()]
+    if str(default) not in choices:
+        return f"field {fieldname!r}: default {default!r} is not one of its options ({', '.join(choices) or 'none'})"
+    return None
+
+
 def apply_properties(fields: list[DocFieldSchema], props: DocTypeProperties) -> list[DocFieldSchema]:
     """`fields` with the property setters applied: each changed field re-validated as a new
     DocFieldSchema, then ordered by `field_order` (fields it does not name keep their place after it)."""

@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 log = logging.getLogger("fw.meta")
 # the field rules the Desk evaluates (DocFieldSchema keeps them as extra keys, uninterpreted)
 CUSTOM_FIELD_KEYS = frozenset(DocFieldSchema.model_fields) | {"insert_after", "module", "depends_on",
-                                                              "mandatory_depends_on", "read_only_depends_on"}
+                                                              "mandatory_depends_on", "read_only_depends_on",
+                                                              "print_hide"}
 LINK_TYPES = frozenset({"Link", "Table", "Table MultiSelect"})
 RESERVED_FIELDNAMES = frozenset(STANDARD_FIELDS) | frozenset(CHILD_FIELDS) | {"doctype"}
 
@@ -64,6 +65,8 @@ class MetaRegistry:
         self._properties: dict[str, DocTypeProperties] = {}
         self._cache: dict[str, Meta] = {}
         self.workflows: dict[str, WorkflowDef] = {}
+        # the doctypes with an enabled Notification: their writes keep the lifecycle's notification step
+        self.notified: frozenset[str] = frozenset()
         self._version: int | None = None
         self._checked_at = 0.0
         # called after a bump, to tell the other processes (the site wires it to its cache bus)
@@ -129,7 +132,14 @@ class MetaRegistry:
     async def reload(self) -> None:
         """Re-read Custom Fields. A record that cannot be merged (invalid, clashing, for an unknown
         doctype) is logged and skipped: one bad record must not break every request of the site.
-        The Custom Field controller refuses such records, so they only come from outside the engine."""
+        The Custom Field controller refuses such records, so they only come from outside the engine.
+        First the doctype JSON files are re-read if one changed (a doctype saved by the DocType editor
+        or migrated by another process); a bad file is logged and the definitions in force are kept."""
+        if self.apps.reread is not None:
+            try:
+                self.apps.reread()
+            except exc.ConfigurationError as e:
+                log.error("Doctype definitions not re-read: %s", e.message)
         custom: dict[str, list[DocFieldSchema]] = {}
         rows = await self._records("Custom Field").find({}).sort([("idx", 1), ("creation", 1)]).to_list(None)
         bases: dict[str, Meta] = {}
@@ -163,6 +173,9 @@ class MetaRegistry:
                     fieldname=wf.field, fieldtype="Link", options="Workflow State", label="Workflow State",
                     hidden=True, search_index=True, allow_on_submit=True, no_copy=True))
         self.workflows = workflows
+        if "Notification" in self.apps.doctypes:
+            self.notified = frozenset(d for d in await self._records("Notification").distinct(
+                "document_type", {"enabled": 1}) if isinstance(d, str))
         self._custom = custom
         self._properties = await self._read_properties()
         self._cache.clear()

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from engine import exceptions as exc
-from engine.apps.fixtures import export_fixtures, import_app_fixtures
+from engine.apps.fixtures import export_fixtures, export_site_fixtures, import_app_fixtures
 from engine.context import Context, unit_of_work
 from engine.desk import customize_form
 from engine.documents import store
@@ -117,6 +117,7 @@ BAD: list[tuple[str | None, str, Any, str, str]] = [
     (None, "field_order", '["title", "ghost"]', "value", "'ghost'"),
     (None, "field_order", '{"a": 1}', "value", "takes a list of fieldnames"),
     (None, "label", "X", "property", "Unknown property label of a DocType"),
+    ("status", "default", "Pending", "value", "default 'Pending' is not one of its options (Open, Closed)"),
 ]
 
 
@@ -226,6 +227,34 @@ async def test_fixtures_round_trip_with_their_module(tmp_path: Path, settings: S
         forget_apps(apps_dir, [app_name])
 
 
+async def test_a_site_modules_setters_round_trip_through_doctype_json(tmp_path: Path, settings: Settings) -> None:
+    folder = tmp_path / "doctype_json"
+    folder.mkdir()
+    (folder / "ps_site_thing.json").write_text(doctype_json("PS Site Thing", [
+        {"fieldname": "title", "fieldtype": "Data", "label": "Title"}], module="Site Stuff"))
+    registry = temp_registry(tmp_path / "apps", [], folder)
+    site_settings = settings.model_copy(update={"root_dir": tmp_path})
+    async with temp_site(site_settings, registry, "fw_ps_site") as site:
+        await migrate(site)
+        ctx = site.context("Administrator")
+        async with unit_of_work(ctx):
+            await new_doc(ctx, "Property Setter", doc_type="PS Site Thing", field_name="title", property="label",
+                          value="Heading").insert()  # module: the doctype's, a site module no app owns
+        [path] = await export_site_fixtures(site)
+        assert path == folder / "fixtures" / "property_setter.json"
+        exported = json.loads(path.read_text())
+        assert [(d["name"], d["module"], d["value"]) for d in exported] == [
+            ("PS Site Thing-title-label", "Site Stuff", "Heading")]
+        await store.collection_of(site, "Property Setter").delete_many({})
+        await site.meta.bump()
+        assert site.meta.get("PS Site Thing").by_name["title"].label == "Title"
+        report = await migrate(site)  # migrate imports the site's fixtures
+        assert report.fixtures_created == ["Property Setter PS Site Thing-title-label"]
+        assert site.meta.get("PS Site Thing").by_name["title"].label == "Heading"
+        again = await migrate(site)
+        assert again.fixtures_created == [] and again.fixtures_updated == []
+
+
 async def test_fetch_shows_a_jsons_odd_value_as_written(clean: Site, ctx: Context,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     meta = clean.meta.get(NOTE)
@@ -245,3 +274,9 @@ async def test_setters_saved_in_one_unit_resync_the_doctype_once(clean: Site, ct
         queued = [cb for cb in ctx.uow.after_commit if type(cb).__name__ == "_ResyncAfterCommit"]
         assert len(queued) == 1  # one meta bump and one DocType rewrite, not three
     assert clean.meta.get(NOTE).by_name["region"].label == "Area"
+
+
+async def test_a_select_default_is_checked_against_the_options_in_force(clean: Site, ctx: Context) -> None:
+    await setter(ctx, "status", "options", "Open\nPending\nClosed")
+    await setter(ctx, "status", "default", "Pending")  # one of the options the setter put in force
+    assert clean.meta.get(NOTE).by_name["status"].default == "Pending"

@@ -154,3 +154,15 @@ async def test_a_dropped_in_doctype_is_a_resource_after_migrate(tmp_path: Path, 
             assert module["custom"] == 1
             spec = ok(await c.get("/api/openapi.json"))
             assert any("Site Project" in path for path in spec["paths"])
+
+
+async def test_a_select_default_and_its_options_are_checked_together(clean: Site, client: httpx.AsyncClient,
+                                                                     admin: ApiUser) -> None:
+    # both changed in one save: the new default is one of the new options, though not of the old ones
+    saved = ok(await client.post(SAVE, headers=admin.token, json={"doctype": NOTE, "fields": {
+        "status": {"default": "Waiting", "options": "Waiting\nDone"}}}))["message"]
+    assert field(saved, "status")["default"] == "Waiting" and field(saved, "status")["options"] == "Waiting\nDone"
+    body = refused(await client.post(SAVE, headers=admin.token, json={"doctype": NOTE, "fields": {
+        "status": {"options": "Open\nClosed"}}}), 417)  # would leave the default "Waiting" outside them
+    assert "'Waiting' is not one of its options" in json.dumps(body) and "status" in json.dumps(body)
+    assert clean.meta.get(NOTE).by_name["status"].options == "Waiting\nDone"
