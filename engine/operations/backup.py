@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib.metadata
 import shutil
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from engine.operations.layout import (
 from engine.sessions import SESSIONS
 
 if TYPE_CHECKING:
+    from engine.apps.installed import App
     from engine.site import Site
 
 EXCLUDED = (SESSIONS,)  # a restored site starts with nobody logged in
@@ -62,12 +64,12 @@ def fw_version() -> str:
         return "unknown"
 
 
-def _module_version(name: str) -> str:
-    try:
-        module = __import__(name)
-    except ImportError:
-        return ""
-    return str(getattr(module, "__version__", ""))
+def _app_version(app: App) -> str:
+    """hooks.py's `app_version`, else the package's `__version__` (as `fw new-app` writes it), else ""."""
+    version = getattr(app.hooks, "app_version", None)
+    if version is None:
+        version = getattr(sys.modules.get(app.name), "__version__", "")
+    return str(version)
 
 
 def _target(parent: Path, site_name: str, moment: datetime) -> Path:
@@ -104,7 +106,7 @@ async def backup_site(site: Site, *, output_dir: Path | None = None, encrypt: bo
     target = _target(parent, site.name, moment)
     partial = parent / f".{target.name}.partial"
     manifest = Manifest(site=site.name, database=site.db.name, created=moment.isoformat(timespec="seconds"),
-                        fw_version=fw_version(), apps={a.name: _module_version(a.name) for a in site.apps.apps},
+                        fw_version=fw_version(), apps={a.name: _app_version(a) for a in site.apps.apps},
                         cluster_time=None, encrypted=encrypt, key_check=key_check(key_bytes) if key_bytes else None)
     try:
         partial.mkdir()
@@ -147,8 +149,12 @@ async def _write_collections(site: Site, root: Path, manifest: Manifest, key: by
                 raise
             meta_name = metadata_file(database.name, info.name, key is not None)
             meta_writer = BackupFileWriter(root, meta_name, key)
-            meta_writer.write(metadata_document(info).encode())
-            manifest.files[meta_name] = meta_writer.close()
+            try:
+                meta_writer.write(metadata_document(info).encode())
+                manifest.files[meta_name] = meta_writer.close()
+            except BaseException:
+                meta_writer.abort()
+                raise
             manifest.collections.append(CollectionEntry(info.name, count, name, meta_name))
             if manifest.cluster_time is None:
                 manifest.cluster_time = reader.cluster_time
