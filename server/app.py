@@ -26,6 +26,7 @@ from engine.site import Site
 from engine.wiring import open_site
 from server import access_log, errors, openapi, realtime
 from server.desk import DeskAssets
+from server.desk import printview
 from server.desk import routes as desk
 from server.middleware import EdgeMiddleware
 from server.routes import files, method, resource, v2
@@ -70,6 +71,7 @@ def create_app(settings: Settings, *, site: Site | None = None) -> Starlette:
     routes.append(Route("/api/openapi.json", openapi.openapi_json, methods=["GET"]))
     routes += files.routes()  # /files/<name>, /private/files/<name>
     routes += desk.routes()  # /, /login, /app/..., /assets/desk/... (before the /assets mount)
+    routes += printview.routes()  # /printview
     assets = settings.root_dir / "assets"  # filled by `fw build`
     with contextlib.suppress(OSError):
         assets.mkdir(parents=True, exist_ok=True)

@@ -25,3 +25,7 @@ DAILY = "Daily"
 
 WORKFLOW = "Warehouse Violation Workflow"
 WORKFLOW_STATES: tuple[str, ...] = ("Draft", "Pending", "Approved", "Rejected", "Confirmed", "Appealed", "Waived")
+
+# printing (fixtures/print_format.json, fixtures/letter_head.json)
+WARNING_LETTER = "Warning Letter"
+LETTER_HEAD = "Workforce Scoring"

@@ -50,4 +50,7 @@ fixtures = [
     {"dt": "Custom Field", "filters": [["module", "=", _c.MODULE]]},
     {"dt": "Workflow", "filters": [["document_type", "=", _c.WAREHOUSE_VIOLATION]]},
     {"dt": "Workflow State", "filters": [["name", "in", list(_c.WORKFLOW_STATES)]]},
+    # the Warning Letter of a confirmed Warehouse Violation, printed on the app's letter head
+    {"dt": "Print Format", "filters": [["name", "in", [_c.WARNING_LETTER]]]},
+    {"dt": "Letter Head", "filters": [["name", "in", [_c.LETTER_HEAD]]]},
 ]

@@ -79,3 +79,10 @@ test("doc_update: only news for the form", () => {
 	assert.equal(isNewer({ modified: "2024-05-02 10:00:01.000000" }, doc), true);
 	assert.equal(isNewer({ deleted: 1 }, doc), true);
 });
+
+test("Print is offered on a saved document with the print right, never on a new one", () => {
+	const perm = { read: 1, print: 1, delete: 1 };
+	assert.deepEqual(keys(offeredActions(fakeFrm({ perm }))).menu, ["reload", "print", "delete"]);
+	assert.deepEqual(keys(offeredActions(fakeFrm({ perm: { read: 1 } }))).menu, ["reload"]);
+	assert.deepEqual(keys(offeredActions(fakeFrm({ perm, isNew: true, dirty: true }))).menu, []);
+});

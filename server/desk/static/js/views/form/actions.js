@@ -4,7 +4,7 @@
 //   buttons: Save/Update (Ctrl+S), Submit and Cancel (submittable doctypes without a workflow),
 //            Amend (a cancelled document);
 //   workflow: the transitions of the `Actions` menu (a saved, unchanged document);
-//   menu:     Reload, Duplicate, New <Doctype>, Delete.
+//   menu:     Reload, Duplicate, New <Doctype>, Print (with the print right), Delete.
 // Each entry is {key, label, primary, shortcut}; the view binds them to views/form/doc_actions.js.
 import { __ } from "../../i18n.js";
 import { workflowOf } from "./workflow.js";
@@ -45,6 +45,7 @@ export function offeredActions(frm, { transitions = [], canCreate = false } = {}
 		menu.push({ key: "duplicate", label: __("Duplicate") });
 		menu.push({ key: "new", label: __("New {0}", [__(frm.doctype)]) });
 	}
+	if (!isNew && !meta.issingle && right(frm, "print")) menu.push({ key: "print", label: __("Print") });
 	if (!isNew && !meta.issingle && docstatus !== 1 && right(frm, "delete")) menu.push({ key: "delete", label: __("Delete") });
 	return { buttons, workflow: actions, menu };
 }

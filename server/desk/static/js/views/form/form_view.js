@@ -29,6 +29,7 @@ import { amendDoc, cancelDoc, deleteForm, duplicateDoc, newForm, reloadForm, sub
 import { useDocWatch } from "./doc_watch.js";
 import { takeDraft } from "./drafts.js";
 import { buildLayout, FormLayout } from "./layout.js";
+import { openPrint } from "./print.js";
 import { saveForm } from "./save.js";
 import { FormSidebar, refreshDocinfo } from "./sidebar.js";
 import { allowedTransitions, fetchTransitions, needsServer, workflowOf } from "./workflow.js";
@@ -231,6 +232,7 @@ function FormPage({ frm }) {
 		duplicate: () => run(duplicateDoc(frm, { user })),
 		new: () => run(newForm(frm)),
 		delete: () => run(deleteForm(frm)),
+		print: () => openPrint(frm),
 		workflow: (action) => run(workflowAction(frm, action, { refresh: refreshForm })),
 	};
 	return html`<${Page} title=${formTitle(frm)} indicator=${indicator} className="form-page"
