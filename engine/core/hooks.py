@@ -7,10 +7,19 @@ doc_events: dict[str, dict[str, list[str]]] = {
     # a deleted document takes its attached Files and its Comments with it (Frappe's delete_doc), in
     # the same unit of work
     "*": {"after_delete": ["engine.files.attachments.on_delete", "engine.desk.comments.on_delete",
-                           "engine.methods.share.on_delete"]},
+                           "engine.methods.share.on_delete", "engine.desk.assign_to.on_delete"],
+          # a cancelled document's open ToDos are cancelled with it (business.md §2.4)
+          "on_cancel": ["engine.desk.assign_to.on_cancel"],
+          # the Notifications of the doctypes that have one (the lifecycle's `queue_notifications` step)
+          "fw_notifications": ["engine.notifications.alerts.on_operation"]},
 }
 
 scheduler_events: dict[str, Any] = {
     # queued mail that is due (retries, mail queued while SMTP or Redis was away): engine/mail/queue.py
     "cron": {"* * * * *": ["engine.mail.queue.flush"]},
+    # Notifications whose event is Days Before or Days After a date of the document
+    "daily": ["engine.notifications.alerts.send_daily"],
+    # a backup when FW_BACKUP_FREQUENCY says one is due, the oldest beyond FW_BACKUP_KEEP removed:
+    # engine/operations/scheduled.py
+    "hourly_long": ["engine.operations.scheduled.scheduled_backup"],
 }

@@ -24,6 +24,9 @@ VALUE_TYPES = frozenset({
 ALL_TYPES = NO_VALUE_TYPES | TABLE_TYPES | VALUE_TYPES
 
 STANDARD_FIELDS = ("name", "owner", "creation", "modified", "modified_by", "docstatus", "idx")
+# kept by the framework on every document, not sent with it, but filterable: `_assign` (a JSON list of
+# the users with an open ToDo on it, engine/desk/assign_to.py)
+OPTIONAL_FIELDS = ("_assign",)
 CHILD_FIELDS = ("parent", "parentfield", "parenttype")
 RIGHTS = ("select", "read", "write", "create", "delete", "submit", "cancel", "amend", "report",
           "export", "import", "share", "print", "email")
@@ -305,7 +308,11 @@ class Meta:
         self.fieldnames: frozenset[str] = frozenset(self.standard) | self.data_fieldnames | frozenset(
             f.fieldname for f in self.table_fields)
         # what queries may name: every field but passwords (their stored hashes never leave the engine)
-        self.queryable: frozenset[str] = self.fieldnames - {f.fieldname for f in self.password_fields}
+        self.queryable: frozenset[str] = (self.fieldnames - {f.fieldname for f in self.password_fields}) | (
+            frozenset() if self.istable else frozenset(OPTIONAL_FIELDS))
+        # what every reader of a document may read and filter on, whatever the fields' permlevels
+        self.standard_readable: frozenset[str] = frozenset(self.standard) | (
+            frozenset() if self.istable else frozenset(OPTIONAL_FIELDS))
         self.permlevels = frozenset(f.permlevel for f in fields if f.fieldname) | {0}
         self.has_permlevels = self.permlevels != {0}  # any field above level 0 (asked per request)
         # the list queries parsed against this meta (engine/query/listing.py); a reload starts afresh

@@ -1,7 +1,8 @@
 """A form's `docinfo` (Frappe's `frappe.desk.form.load.get_docinfo`): what the Desk shows around a
-document. fw keeps attachments (File), versions (Version, for `track_changes` doctypes), comments
-(engine/desk/comments.py: the newest, with `total_comments`) and the caller's rights; Frappe's other keys
-(assignments, shares, tags...) are sent empty, so a Desk that reads them finds what it expects.
+document. fw keeps attachments (File), assignments (open ToDos), versions (Version, for
+`track_changes` doctypes), comments (engine/desk/comments.py: the newest, with `total_comments`) and the
+caller's rights; shares (DocShare); Frappe's other keys (tags...) are sent empty, so a Desk that reads
+them finds what it expects.
 
 Versions are cut to what the caller may read: a change to a field above the caller's permlevels,
 or to a table it may not read, is left out (Frappe sends every change to everyone who can open the
@@ -15,9 +16,11 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from engine import permissions
+from engine.desk import assign_to
 from engine.desk.comments import for_document
 from engine.documents import store
 from engine.meta.schema import RIGHTS
+from engine.methods.share import shared_with
 
 if TYPE_CHECKING:
     from engine.context import Context
@@ -40,7 +43,9 @@ async def docinfo(ctx: Context, doc: Document) -> dict[str, Any]:
     versions = await readable_versions(ctx, doc)
     comments, total_comments = await for_document(ctx, doc.doctype, str(doc.name))
     attachments = await attached_files(ctx, doc)
-    users = {doc.get("owner"), doc.get("modified_by"), *(v["owner"] for v in versions)} - {None}
+    shared = await shared_with(ctx, doc.doctype, str(doc.name))
+    users = {doc.get("owner"), doc.get("modified_by"), *(v["owner"] for v in versions),
+             *(s["user"] for s in shared)} - {None}
     return {
         **EMPTY,
         "doctype": doc.doctype, "name": doc.name,
@@ -48,6 +53,8 @@ async def docinfo(ctx: Context, doc: Document) -> dict[str, Any]:
         "attachments": attachments,
         "versions": versions,
         "comments": comments, "total_comments": total_comments,
+        "shared": shared,
+        "assignments": await assign_to.assignments(ctx, doc.doctype, str(doc.name)),
         "user_info": await user_info(ctx, users | {c["owner"] for c in comments if c.get("owner")}),
     }
 

@@ -1,0 +1,239 @@
+"""Notifications (business.md §2.3): rules that send a mail or a System Notification (a Notification
+Log per recipient) when a document is created, saved, submitted or cancelled, when a field changes,
+when a hook method runs, or some days before or after a date of the document.
+
+A write of a doctype that has enabled Notifications runs the lifecycle step `queue_notifications`
+(engine/documents/lifecycle.py; a plan leaves it out of every other doctype, so they pay nothing),
+which calls `on_operation` through the core's `fw_notifications` doc_event: it copies the document
+and evaluates the rules once the unit of work has committed, each rule in its own unit of work. A
+condition is evaluated by engine/safe_eval.py (no Python `eval`), subject and message by Jinja's
+sandbox with `doc` (values escaped in the HTML message) and `_` (in the recipient's language). A rule
+that fails (a broken condition, template or recipient) is written to the Error Log under its name;
+the save that fired it has already succeeded. Days Before/After run daily (`send_daily`, a core
+scheduler event)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
+
+from engine import exceptions as exc
+from engine.context import Context, run_in_unit_of_work
+from engine.documents import store
+from engine.documents.docstatus import Action
+from engine.documents.factory import get_doc
+from engine.error_log import log_error
+from engine.mail.templates import render_string
+from engine.notifications import log, mail
+from engine.query import listing
+from engine.safe_eval import safe_eval
+from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.documents.lifecycle import Operation
+    from engine.site import Site
+
+logger = logging.getLogger("fw.notifications")
+DOCTYPE = "Notification"
+# the doc_events of an operation (Frappe's names) and the Notification event each one fires
+EVENTS_OF: dict[Action, tuple[str, ...]] = {
+    Action.INSERT: ("after_insert", "on_update"),
+    Action.SAVE: ("on_update", "on_change"),
+    Action.SUBMIT: ("on_update", "on_submit", "on_change"),
+    Action.UPDATE_AFTER_SUBMIT: ("on_update_after_submit", "on_change"),
+    Action.CANCEL: ("on_cancel", "on_change"),
+}
+FIRES = {"after_insert": "New", "on_update": "Save", "on_submit": "Submit", "on_cancel": "Cancel",
+         "on_change": "Value Change"}
+# a save made by `set_property_after_alert` fires no Notification (it would fire its own rule again)
+QUIET = "in_notification_update"
+
+
+def events_of(op: Operation) -> tuple[str, ...]:
+    if op.old_docstatus is None:  # an insert (a submitted one submits too)
+        return ("after_insert", "on_update", "on_submit") if op.action is Action.SUBMIT else EVENTS_OF[Action.INSERT]
+    return EVENTS_OF[op.action]
+
+
+async def on_operation(op: Operation) -> None:
+    """The core's `fw_notifications` handler: evaluate the doctype's Notifications after the commit."""
+    ctx = op.ctx
+    if ctx.flags.get(QUIET) or ctx.uow is None:
+        return
+    doc = op.doc
+    values = doc.as_dict()
+    before = dict(op.stored_before) if op.stored_before is not None else None
+    site, user, lang, events = ctx.site, ctx.user, ctx.lang, events_of(op)
+
+    async def later() -> None:
+        await fire(site, user, lang, doc.doctype, values, events, before)
+
+    ctx.after_commit(later)
+
+
+async def fire(site: Site, user: str, lang: str, doctype: str, values: dict[str, Any], events: tuple[str, ...],
+               before: Mapping[str, Any] | None) -> None:
+    ctx = site.context(user, lang=lang)
+    rules = await store.find(ctx, ctx.meta(DOCTYPE), {"document_type": doctype, "enabled": 1},
+                             sort=[("creation", 1)])
+    for rule in rules:
+        wanted = {FIRES[e] for e in events if e in FIRES and not (e == "on_change" and before is None)}
+        if rule.get("event") == "Method":
+            if rule.get("method") not in events:
+                continue
+        elif rule.get("event") not in wanted:
+            continue
+        if rule.get("event") == "Value Change" and not _value_changed(rule, values, before):
+            continue
+        await evaluate(ctx, rule, values)
+
+
+def _value_changed(rule: Mapping[str, Any], values: Mapping[str, Any], before: Mapping[str, Any] | None) -> bool:
+    field = str(rule.get("value_changed") or "")
+    return bool(field) and before is not None and before.get(field) != values.get(field)
+
+
+async def evaluate(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any]) -> bool:
+    """Check the rule's condition on the document `values` and send it; False when it failed (the
+    failure is in the Error Log, naming the Notification)."""
+    name = str(rule.get("_id"))
+    own = ctx.site.context(ctx.user, lang=ctx.lang)  # a unit of work of its own, whatever the caller's
+    try:
+        await run_in_unit_of_work(own, lambda: send(own, rule, values))
+        return True
+    except Exception as e:
+        logger.warning("Notification %s failed on %s %s: %s", name, values.get("doctype"), values.get("name"), e)
+        try:
+            await log_error(ctx, _("Notification {0} failed", name), None, "Notification", name)
+        except Exception:  # the Error Log itself unavailable: the log line above remains
+            logger.exception("Error Log for Notification %s not written", name)
+        return False
+
+
+async def send(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any]) -> None:
+    condition = str(rule.get("condition") or "").strip()
+    if condition and not safe_eval(condition, {"doc": values}):
+        return
+    users, addresses, cc = await recipients(ctx, rule, values)
+    doctype, docname = str(values.get("doctype")), str(values.get("name"))
+    if rule.get("channel") == "System Notification":
+        for lang, group in (await _by_language(ctx, users)).items():
+            subject, message = render(rule, values, lang)
+            await log.notify(ctx, group, type="Alert", subject=subject, document_type=doctype,
+                             document_name=docname, from_user=ctx.user, email_content=message)
+    else:
+        targets = [*users, *addresses]
+        for lang, group in (await _by_language(ctx, targets)).items():
+            subject, message = render(rule, values, lang)
+            await mail.send(ctx, group, subject, message, cc=cc, reference_doctype=doctype,
+                            reference_name=docname)
+            cc = []  # the copies go out once
+    await _set_property(ctx, rule, doctype, docname)
+
+
+def render(rule: Mapping[str, Any], values: dict[str, Any], lang: str) -> tuple[str, str]:
+    """The rule's subject (plain text on one line) and message (HTML, the document's values escaped)."""
+    what = _("Notification {0}", rule.get("_id"))
+
+    def translate(text: Any, *args: Any) -> str:
+        return _(str(text), *args, lang=lang)
+
+    names = {"doc": values, "_": translate}
+    subject = render_string(str(rule.get("subject") or ""), names, what=what)
+    message = render_string(str(rule.get("message") or ""), names, html=True, what=what)
+    return " ".join(subject.split()), message
+
+
+async def recipients(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any]
+                     ) -> tuple[list[str], list[str], list[str]]:
+    """(users, other addresses, cc) of the rule for this document, each once."""
+    users: list[str] = []
+    addresses: list[str] = []
+    cc: list[str] = []
+    for row in rule.get("recipients") or []:
+        row_condition = str(row.get("condition") or "").strip()
+        if row_condition and not safe_eval(row_condition, {"doc": values}):
+            continue
+        for value in _field_values(values, str(row.get("receiver_by_document_field") or "")):
+            (addresses if "@" in value and not await _is_user(ctx, value) else users).append(value)
+        role = row.get("receiver_by_role")
+        if role:
+            users.extend(await users_with_role(ctx, str(role)))
+        cc.extend(a for a in str(row.get("cc") or "").replace(",", "\n").split() if a)
+    return list(dict.fromkeys(users)), list(dict.fromkeys(addresses)), list(dict.fromkeys(cc))
+
+
+def _field_values(values: Mapping[str, Any], spec: str) -> list[str]:
+    """The value of `field`, or of `field,table` in every row of the table (Frappe's form)."""
+    spec = spec.strip()
+    if not spec:
+        return []
+    field, _sep, table = (part.strip() for part in spec.partition(","))
+    found = [row.get(field) for row in values.get(table) or [] if isinstance(row, Mapping)] if table else [
+        values.get(field)]
+    return [str(v).strip() for v in found if isinstance(v, str) and v.strip()]
+
+
+async def _is_user(ctx: Context, value: str) -> bool:
+    return await store.find_one(ctx, ctx.meta("User"), {"_id": value}, {"_id": 1}) is not None
+
+
+async def users_with_role(ctx: Context, role: str) -> list[str]:
+    rows = await store.find(ctx, ctx.meta("User"), {"roles.role": role, "enabled": 1}, projection={"_id": 1},
+                            sort=[("_id", 1)])
+    return [str(r["_id"]) for r in rows if r["_id"] not in ("Guest",)]
+
+
+async def _by_language(ctx: Context, targets: list[str]) -> dict[str, list[str]]:
+    """Recipients grouped by their language (a user's own, else the acting context's)."""
+    groups: dict[str, list[str]] = {}
+    for target in targets:
+        lang = ctx.lang
+        if "@" not in target or await _is_user(ctx, target):
+            lang = (await ctx.site.user_info(target))[1] or ctx.lang
+        groups.setdefault(lang, []).append(target)
+    return groups
+
+
+async def _set_property(ctx: Context, rule: Mapping[str, Any], doctype: str, docname: str) -> None:
+    field = rule.get("set_property_after_alert")
+    if not field:
+        return
+    quiet = ctx.clone()
+    quiet.flags = {**ctx.flags, QUIET: True}
+    doc = await get_doc(quiet, doctype, docname)
+    definition = doc.meta.get_field(str(field))
+    if definition is None:
+        raise exc.ValidationError(_("Field {0} does not exist in {1}", field, doctype),
+                                  field="set_property_after_alert")
+    if int(doc.get("docstatus") or 0) == 1 and not definition.allow_on_submit:
+        return  # a submitted document keeps its values (Frappe's rule)
+    doc.set(str(field), rule.get("property_value"))
+    await doc.save(ignore_permissions=True)
+
+
+async def send_daily(ctx: Context, today: date | None = None) -> int:
+    """The core's daily job: Days Before and Days After rules on the documents whose date is due
+    today; how many documents were notified."""
+    today = today or date.today()
+    rules = await store.find(ctx, ctx.meta(DOCTYPE), {"event": {"$in": ["Days Before", "Days After"]},
+                                                      "enabled": 1}, sort=[("creation", 1)])
+    sent = 0
+    for rule in rules:
+        doctype, field = rule.get("document_type"), rule.get("date_changed")
+        if not doctype or not field or not ctx.site.meta.exists(str(doctype)):
+            continue
+        days = int(rule.get("days_in_advance") or 0)
+        due = today + timedelta(days=days if rule["event"] == "Days Before" else -days)
+        day = due.isoformat()
+        names = await listing.get_all(ctx, str(doctype), pluck="name",
+                                      filters=[[field, ">=", day], [field, "<", (due + timedelta(days=1)).isoformat()]])
+        for name in names:
+            try:
+                values = (await get_doc(ctx, str(doctype), str(name))).as_dict()
+            except exc.DoesNotExistError:
+                continue
+            sent += int(await evaluate(ctx, rule, values))
+    return sent
