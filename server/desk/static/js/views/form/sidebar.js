@@ -1,11 +1,12 @@
 // The form's sidebar (desk.md §4): who created and last changed the document and when (the age; the
-// date and time in the system's format as its title), its attachments (attachments.js) and its
-// timeline of versions and comments (timeline.js). Every value is text.
+// date and time in the system's format as its title), its attachments (attachments.js), who it is
+// shared with (shares.js) and its timeline of versions and comments (timeline.js). Every value is text.
 import { formatDatetime, timeAgo } from "../../format.js";
 import { __ } from "../../i18n.js";
 import { html } from "../../lib/html.js";
 import { Attachments } from "./attachments.js";
 import { fullName, refreshDocinfo } from "./docinfo.js";
+import { Shares } from "./shares.js";
 import { Timeline, versionLines } from "./timeline.js";
 
 export { refreshDocinfo, versionLines };
@@ -26,6 +27,7 @@ export function FormSidebar({ frm }) {
 				: null}
 		</section>
 		<${Attachments} frm=${frm} canChange=${canChange} />
+		<${Shares} frm=${frm} />
 		<${Timeline} frm=${frm} fullName=${name} />
 	</aside>`;
 }
