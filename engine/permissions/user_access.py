@@ -122,11 +122,12 @@ class UserAccess:
         return frozenset(out)
 
     def defaults(self) -> dict[str, str]:
-        """{doctype: the value marked `is_default`} (the first, when several are)."""
+        """{doctype: the value marked `is_default`} of the records that apply to every doctype (the Desk's
+        boot; a record for one doctype is applied by the server, `link_defaults`)."""
         out: dict[str, str] = {}
         for doctype, entries in self.entries.items():
             for entry in entries:
-                if entry.is_default:
+                if entry.is_default and entry.applicable_for is None:
                     out.setdefault(doctype, entry.value)
         return out
 

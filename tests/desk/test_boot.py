@@ -11,12 +11,13 @@ import httpx
 
 from engine.context import Context, unit_of_work
 from engine.desk.boot import build_boot, sysdefaults
-from engine.documents.factory import get_doc
+from engine.documents.factory import get_doc, new_doc
 from engine.migrate import _sync_reports
 from engine.site import Site
 from tests.apps.conftest import People
 from tests.desk.conftest import cookie_login, desk_user
 from tests.desk.test_routes import boot_of
+from tests.support.users import user_context
 
 
 def sidebar_items(boot: dict[str, Any]) -> dict[str, list[str]]:
@@ -143,6 +144,17 @@ async def test_system_defaults(ctx: Context) -> None:
     defaults = await sysdefaults(ctx)
     assert (defaults["date_format"], defaults["currency_precision"], defaults["time_zone"]) == (
         "yyyy-mm-dd", 0, "Europe/Berlin")
+
+
+async def test_is_default_user_permissions_are_the_users_link_defaults(ctx: Context) -> None:
+    for name in ("Acme", "Beta"):
+        await new_doc(ctx, "Test Customer", customer_name=name).insert()
+    user = await user_context(ctx, "d@example.com", "System Manager")
+    assert (await build_boot(user, csrf_token=None, messages=()))["user_defaults"] == {}
+    await new_doc(ctx, "User Permission", user=user.user, allow="Test Customer", for_value="Acme").insert()
+    await new_doc(ctx, "User Permission", user=user.user, allow="Test Customer", for_value="Beta",
+                  is_default=1).insert()
+    assert (await build_boot(user, csrf_token=None, messages=()))["user_defaults"] == {"Test Customer": "Beta"}
 
 
 async def test_hostile_values_cannot_leave_the_data_block(browser_client: httpx.AsyncClient, ctx: Context) -> None:

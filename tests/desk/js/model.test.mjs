@@ -50,3 +50,24 @@ test("what counts as empty for a mandatory field", () => {
 	assert.ok(isEmpty(0, { fieldtype: "Check" }));
 	assert.ok(!isEmpty("x"));
 });
+
+test("a user's is_default User Permissions are the defaults of Link fields, a route option still wins", () => {
+	const linked = {
+		name: "Note",
+		fields: [
+			{ fieldname: "company", fieldtype: "Link", options: "Company" },
+			{ fieldname: "other_company", fieldtype: "Link", options: "Company", ignore_user_permissions: 1 },
+			{ fieldname: "branch", fieldtype: "Link", options: "Branch", default: "Main" },
+			{ fieldname: "customer", fieldtype: "Link", options: "Customer" },
+		],
+	};
+	const linkDefaults = { Company: "Acme", Branch: "North" };
+	const doc = newDoc(linked, { user: "a@example.com", linkDefaults });
+	assert.equal(doc.company, "Acme");
+	assert.equal(doc.other_company, undefined);
+	assert.equal(doc.branch, "Main"); // the field's own default first
+	assert.equal(doc.customer, undefined);
+	assert.equal(newDoc(linked, { linkDefaults, values: { company: "Beta" } }).company, "Beta");
+	const tree = { name: "Company", is_tree: 1, fields: [{ fieldname: "parent_company", fieldtype: "Link", options: "Company" }] };
+	assert.equal(newDoc(tree, { linkDefaults }).parent_company, undefined);
+});

@@ -67,9 +67,10 @@ export function rowName() {
 
 let counter = 0;
 
-/** A new, unsaved document of `meta` (Frappe's `frappe.model.get_new_doc`): defaults, then `values`
- * (route options: only fields of the doctype). */
-export function newDoc(meta, { user, values, now } = {}) {
+/** A new, unsaved document of `meta` (Frappe's `frappe.model.get_new_doc`): defaults, the user's
+ * default values of Link fields (`linkDefaults`: {doctype: value}, from `is_default` User
+ * Permissions), then `values` (route options: only fields of the doctype). */
+export function newDoc(meta, { user, values, now, linkDefaults } = {}) {
 	counter += 1;
 	const doc = {
 		doctype: meta.name,
@@ -83,6 +84,8 @@ export function newDoc(meta, { user, values, now } = {}) {
 		if (!df.fieldname || NO_VALUE_TYPES.has(df.fieldtype)) continue;
 		const value = defaultValue(df, { user, now });
 		if (value !== null && value !== undefined) doc[df.fieldname] = value;
+		else if (df.fieldtype === "Link" && linkDefaults && linkDefaults[df.options] && !df.ignore_user_permissions
+			&& !(meta.is_tree && df.options === meta.name)) doc[df.fieldname] = linkDefaults[df.options];
 	}
 	for (const [key, value] of Object.entries(values || {})) {
 		if ((meta.fields || []).some((df) => df.fieldname === key && hasValue(df))) doc[key] = value;

@@ -79,7 +79,7 @@ function QuickEntryBody({ meta, start, onDone }) {
 /** Ask for a new `doctype` document; resolves to its name once saved, or null when closed. */
 export async function quickEntry(doctype, text = "") {
 	const meta = await getMeta(doctype);
-	const start = newDoc(meta, { user: boot.user });
+	const start = newDoc(meta, { user: boot.user, linkDefaults: boot.user_defaults });
 	delete start.__unsaved;
 	const first = promptsName(meta) ? "__newname" : (quickEntryFields(meta).find((df) => df.fieldtype === "Data") || {}).fieldname;
 	if (first && text) start[first] = text;

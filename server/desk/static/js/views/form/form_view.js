@@ -77,7 +77,7 @@ export default function FormView({ route }) {
 			let doc;
 			let docinfo = {};
 			if (route.isNew) {
-				doc = takeDraft(route.doctype) || newDoc(meta, { user: boot.user, values: takeRouteOptions() });
+				doc = takeDraft(route.doctype) || newDoc(meta, { user: boot.user, values: takeRouteOptions(), linkDefaults: boot.user_defaults });
 			} else {
 				({ doc, docinfo } = await getDoc(route.doctype, route.name));
 			}
