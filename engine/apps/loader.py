@@ -50,6 +50,7 @@ CORE_CONTROLLERS = {
     "File": "engine.core.file.File",
     "Email Account": "engine.core.email_account.EmailAccount",
     "Deleted Document": "engine.core.deleted_document.DeletedDocument",
+    "Data Import": "engine.core.data_import.DataImport",
     "ToDo": "engine.core.todo.ToDo",
     "Notification": "engine.core.notification.Notification",
 }

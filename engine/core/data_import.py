@@ -1,0 +1,174 @@
+"""Data Import (business.md §3.1): the controller and Frappe's methods under
+`fw.core.doctype.data_import.data_import.*`: `download_template`, `get_preview_from_template`,
+`form_start_import` (a job on the `long` queue), `get_import_status` and `get_import_logs`. The work is
+engine/dataimport/'s; this module reads the record and its file and checks the `import` right."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from engine import exceptions as exc
+from engine import permissions
+from engine.apps.whitelisted import whitelist
+from engine.context import Context, run_in_unit_of_work
+from engine.dataimport import importer, preview, template
+from engine.dataimport.reader import Sheet, read_sheet
+from engine.documents.document import Document
+from engine.documents.factory import get_doc
+from engine.export.writer import Download, file_format
+from engine.files import serving, storage
+from engine.jobs.queue import enqueue
+from engine.methods.args import json_arg
+from engine.query.listing import get_list
+from engine.translation import _
+
+if TYPE_CHECKING:
+    from engine.meta.schema import Meta
+
+DATA_IMPORT = "Data Import"
+PATH = "fw.core.doctype.data_import.data_import"
+IMPORT_TYPES = (preview.INSERT, preview.UPDATE)
+
+
+class DataImport(Document):
+    reference_doctype: str
+    import_type: str
+    import_file: str | None
+    template_options: str | None
+
+    def validate(self) -> None:
+        meta = self.ctx.meta(self.reference_doctype)  # DoesNotExistError for an unknown doctype
+        if meta.istable or meta.issingle:
+            raise exc.ValidationError(_("{0} cannot be imported: it is a single or child doctype",
+                                        self.reference_doctype), field="reference_doctype")
+        if self.template_options:
+            options = json_arg(self.template_options, "template_options", kinds=(dict,))
+            mapping = (options or {}).get("column_to_field_map", {})
+            if not isinstance(mapping, dict):
+                raise exc.ValidationError(_("template_options has the wrong shape"), field="template_options")
+
+
+def template_options_of(doc: Document) -> dict[str, Any] | None:
+    return json_arg(doc.get("template_options"), "template_options", kinds=(dict,))
+
+
+async def _import_doc(ctx: Context, name: str) -> Document:
+    doc = await get_doc(ctx, DATA_IMPORT, str(name))
+    await permissions.check_document(ctx, doc, "read")
+    await permissions.check_doctype(ctx, doc.reference_doctype, "import")
+    return doc
+
+
+async def read_file(ctx: Context, url: str | None) -> tuple[str, bytes]:
+    if not url:
+        raise exc.ValidationError(_("Attach the file to import first"), field="import_file")
+    served = await serving.resolve(ctx, url)
+    return served.name, await storage.read(ctx, served.content.digest)
+
+
+async def sheet_of(ctx: Context, url: str | None) -> Sheet:
+    filename, content = await read_file(ctx, url)
+    return read_sheet(filename, content, ctx.site.settings.max_file_size)
+
+
+@whitelist(path=f"{PATH}.download_template")
+async def download_template(ctx: Context, doctype: str, export_fields: Any = None,
+                            export_records: str = "blank_template", export_filters: Any = None,
+                            file_type: str = "CSV") -> Download:
+    """Frappe's template: the header row of the chosen fields' labels, then the chosen records."""
+    return await template.download_template(
+        ctx, doctype, json_arg(export_fields, "export_fields", kinds=(dict,)), export_records or "blank_template",
+        json_arg(export_filters, "export_filters"), file_format(file_type))
+
+
+@whitelist(path=f"{PATH}.get_preview_from_template")
+async def get_preview_from_template(ctx: Context, data_import: str, import_file: str | None = None,
+                                    template_options: Any = None) -> dict[str, Any]:
+    """The columns, their fields, the first rows and every problem, without writing anything."""
+    doc = await _import_doc(ctx, data_import)
+    options = json_arg(template_options, "template_options", kinds=(dict,)) if template_options is not None \
+        else template_options_of(doc)
+    sheet = await sheet_of(ctx, import_file or doc.get("import_file"))
+    return await preview.build_preview(ctx, ctx.meta(doc.reference_doctype), sheet, options, doc.import_type)
+
+
+async def _failed_rows(ctx: Context, name: str) -> dict[int, str]:
+    """The failed documents' first rows, each to its log's name."""
+    logs = await get_list(ctx, importer.LOG, fields=["name", "row_indexes"],
+                          filters=[["data_import", "=", name], ["success", "=", 0]],
+                          limit_page_length=0, ignore_permissions=True)
+    return {orjson.loads(log["row_indexes"])[0]: log["name"] for log in logs if log.get("row_indexes")}
+
+
+@whitelist(path=f"{PATH}.form_start_import", methods=["POST"])
+async def form_start_import(ctx: Context, data_import: str) -> str | None:
+    """Queue the import on `long`; a finished import with failed rows imports those rows again."""
+    doc = await _import_doc(ctx, data_import)
+    if doc.get("status") == "Success":
+        raise exc.ValidationError(_("Data Import {0} is complete: every row was imported", doc.name))
+    await permissions.check_document(ctx, doc, "write")
+    await sheet_of(ctx, doc.get("import_file"))  # refuse a missing or unreadable file now, not in the job
+    job = await enqueue(ctx, run_data_import, queue="long", job_name=f"Data Import {doc.name}",
+                        data_import=str(doc.name), job_id=f"data_import::{doc.name}", deduplicate=True,
+                        enqueue_after_commit=True)
+    return job if isinstance(job, str) else None
+
+
+async def run_data_import(ctx: Context, data_import: str) -> dict[str, Any]:
+    """The job: import the file's documents (or, on a second run, those that failed) and record the status."""
+    doc = await _import_doc(ctx, data_import)
+    meta: Meta = ctx.meta(doc.reference_doctype)
+    options = template_options_of(doc)
+    retry = doc.get("status") in ("Partial Success", "Error")
+    only_rows = await _failed_rows(ctx, str(doc.name)) if retry else None
+    total = importer.count_documents(await sheet_of(ctx, doc.import_file), meta, options)
+    run_options = importer.Options(
+        data_import=str(doc.name), doctype=meta.name, import_type=doc.import_type,
+        submit_after_import=bool(doc.get("submit_after_import")), mute_emails=bool(doc.get("mute_emails")),
+        template_options=options, only_rows=only_rows)
+
+    async def progress(current: int, count: int, outcome: importer.Outcome) -> None:
+        await importer.announce(ctx, str(doc.name), current, count, outcome)
+
+    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file), total, run_options, progress)
+    status_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)
+    status = await run_in_unit_of_work(status_ctx, lambda: _finish(status_ctx, str(doc.name), total))
+    await importer.announce(ctx, str(doc.name), total, total, outcome)
+    return {"status": status, "succeeded": outcome.succeeded, "failed": len(outcome.failed)}
+
+
+async def _finish(ctx: Context, name: str, total: int) -> str:
+    failed = await _failed_rows(ctx, name)
+    succeeded = len(await get_list(ctx, importer.LOG, filters=[["data_import", "=", name], ["success", "=", 1]],
+                                   pluck="name", limit_page_length=0, ignore_permissions=True))
+    status = "Success" if not failed else ("Partial Success" if succeeded else "Error")
+    doc = await get_doc(ctx, DATA_IMPORT, name)
+    await doc.db_set({"status": status, "payload_count": total})
+    return status
+
+
+@whitelist(path=f"{PATH}.get_import_status")
+async def get_import_status(ctx: Context, data_import_name: str) -> dict[str, Any]:
+    """Frappe's answer: the status, how many documents the file holds, how many went in and failed."""
+    doc = await _import_doc(ctx, data_import_name)
+    logs = await get_list(ctx, importer.LOG, fields=["success"], filters=[["data_import", "=", doc.name]],
+                          limit_page_length=0, ignore_permissions=True)
+    success = sum(1 for log in logs if log.get("success"))
+    return {"status": doc.get("status"), "total_records": doc.get("payload_count") or 0, "success": success,
+            "failed": len(logs) - success}
+
+
+@whitelist(path=f"{PATH}.get_import_logs")
+async def get_import_logs(ctx: Context, data_import: str) -> list[dict[str, Any]]:
+    """The per-row log: rows, success, the document made (a link in the Desk) and the messages."""
+    doc = await _import_doc(ctx, data_import)
+    logs = await get_list(ctx, importer.LOG, fields=["log_index", "row_indexes", "success", "docname", "messages",
+                                                     "exception"],
+                          filters=[["data_import", "=", doc.name]], order_by="log_index asc", limit_page_length=0,
+                          ignore_permissions=True)
+    for log in logs:
+        log["row_indexes"] = orjson.loads(log["row_indexes"]) if log.get("row_indexes") else []
+        log["messages"] = orjson.loads(log["messages"]) if log.get("messages") else []
+    return logs

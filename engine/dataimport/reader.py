@@ -1,0 +1,177 @@
+"""A spreadsheet's rows, read lazily: CSV (UTF-8 with or without a BOM, else Windows-1252 with a
+notice; the delimiter sniffed among , ; tab |) or XLSX (openpyxl's read-only mode, one sheet, no
+merged cells, no formulas). Only the file's own bytes are held: rows are produced one at a time.
+
+Every problem is a `FileProblem` naming the row (1 = the header) and the column when it has one."""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import date, datetime, time
+from typing import Any
+
+from openpyxl import load_workbook
+
+from engine import exceptions as exc
+from engine.dataimport.mapping import column_letter
+from engine.translation import _
+
+XLSX_MAGIC = b"PK\x03\x04"
+SNIFF_BYTES = 16 * 1024
+
+
+@dataclass
+class Sheet:
+    """The header and a generator of `(row number, cells)`; `notices` tell how the file was read."""
+
+    header: list[str]
+    rows: Iterator[tuple[int, list[Any]]]
+    kind: str  # "CSV" or "XLSX"
+    notices: list[str] = field(default_factory=list)
+
+
+def kind_of(filename: str, content: bytes) -> str:
+    name = filename.lower()
+    if name.endswith(".xlsx"):
+        if not content.startswith(XLSX_MAGIC):
+            raise exc.ValidationError(_("{0} is not an Excel (XLSX) file", filename), field="import_file")
+        return "XLSX"
+    if name.endswith(".csv"):
+        return "CSV"
+    raise exc.ValidationError(_("Import CSV or Excel (XLSX) files only, not {0}", filename), field="import_file")
+
+
+def _decode(content: bytes) -> tuple[str, list[str]]:
+    if content.startswith(b"\xef\xbb\xbf"):
+        try:
+            return content[3:].decode("utf-8"), []
+        except UnicodeDecodeError:
+            pass
+    try:
+        return content.decode("utf-8"), []
+    except UnicodeDecodeError:
+        # Excel on Windows saves "CSV" in the system's code page; cp1252 decodes Western European text
+        try:
+            text = content.decode("cp1252")
+            encoding = "Windows-1252"
+        except UnicodeDecodeError:
+            text, encoding = content.decode("latin-1"), "ISO-8859-1"
+        return text, [_("The file is not UTF-8; it was read as {0}. Check special characters in the preview, "
+                        "or save it as \"CSV UTF-8\"", encoding)]
+
+
+def _delimiter(sample: str) -> str:
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t|").delimiter
+    except csv.Error:
+        return ","
+
+
+def read_csv(content: bytes) -> Sheet:
+    text, notices = _decode(content)
+    delimiter = _delimiter(text[:SNIFF_BYTES])
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise exc.ValidationError(_("The file is empty"), field="import_file") from None
+    except csv.Error as error:
+        raise exc.ValidationError(_("Row 1: {0}", str(error)), field="import_file") from None
+
+    def rows() -> Iterator[tuple[int, list[Any]]]:
+        number = 1
+        try:
+            for cells in reader:
+                number += 1
+                if any(c.strip() for c in cells):
+                    yield number, cells
+        except csv.Error as error:
+            raise exc.ValidationError(_("Row {0}: {1}", number + 1, str(error)), field="import_file") from None
+
+    return Sheet([h.strip() for h in header], rows(), "CSV", notices)
+
+
+def _has_merged_cells(content: bytes) -> bool:
+    with zipfile.ZipFile(io.BytesIO(content)) as book:
+        for name in book.namelist():
+            if name.startswith("xl/worksheets/") and name.endswith(".xml"):
+                with book.open(name) as part:
+                    tail = b""
+                    while block := part.read(256 * 1024):
+                        if b"<mergeCell " in tail + block or b"<x:mergeCell " in tail + block:
+                            return True
+                        tail = block[-32:]
+    return False
+
+
+def _xlsx_value(cell: Any) -> Any:
+    value = cell.value
+    if isinstance(value, datetime):
+        return value.date().isoformat() if value.time() == time() else value.isoformat(sep=" ")
+    if isinstance(value, date):
+        return value.isoformat()
+    if isinstance(value, time):
+        return value.isoformat()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def read_xlsx(content: bytes) -> Sheet:
+    try:
+        book = load_workbook(io.BytesIO(content), read_only=True, data_only=False)
+    except Exception as error:  # openpyxl raises many kinds for a damaged file
+        raise exc.ValidationError(_("The Excel file cannot be read: {0}", str(error)[:200]),
+                                  field="import_file") from None
+    if len(book.sheetnames) != 1:
+        book.close()
+        raise exc.ValidationError(_("The Excel file has {0} sheets ({1}); keep only the sheet to import",
+                                    len(book.sheetnames), ", ".join(book.sheetnames)), field="import_file")
+    if _has_merged_cells(content):
+        book.close()
+        raise exc.ValidationError(
+            _("The Excel file has merged cells; unmerge them so that each value has its own cell"), field="import_file")
+    sheet = book.worksheets[0]
+    lines = sheet.iter_rows()
+    try:
+        first = next(lines)
+    except StopIteration:
+        book.close()
+        raise exc.ValidationError(_("The file is empty"), field="import_file") from None
+    header = [str(c.value).strip() if c.value is not None else "" for c in first]
+
+    def rows() -> Iterator[tuple[int, list[Any]]]:
+        try:
+            for number, cells in enumerate(lines, start=2):
+                values = []
+                for index, cell in enumerate(cells):
+                    if getattr(cell, "data_type", None) == "f":
+                        raise exc.ValidationError(
+                            _("Row {0}, column {1} ({2}): a formula is not imported; paste its value instead",
+                              number, column_letter(index), header[index] if index < len(header) else ""),
+                            field="import_file")
+                    values.append(_xlsx_value(cell))
+                if any(v not in (None, "") for v in values):
+                    yield number, values
+        finally:
+            book.close()
+
+    return Sheet(header, rows(), "XLSX", [])
+
+
+def read_sheet(filename: str, content: bytes, max_size: int) -> Sheet:
+    """The file's sheet; refused when empty, too large, of another kind, or without a header."""
+    if max_size and len(content) > max_size:
+        raise exc.ValidationError(_("The file is {0} bytes, over the limit of {1} bytes (FW_MAX_FILE_SIZE)",
+                                    len(content), max_size), field="import_file")
+    if not content.strip():
+        raise exc.ValidationError(_("The file is empty"), field="import_file")
+    sheet = read_xlsx(content) if kind_of(filename, content) == "XLSX" else read_csv(content)
+    if not any(sheet.header):
+        raise exc.ValidationError(_("Row 1 holds no column names; the first row must be the header"),
+                                  field="import_file")
+    return sheet
