@@ -68,6 +68,10 @@ def test_a_user_permission_made_in_its_form_restricts_the_users_list(
     pick(page, "For Value", companies[0], "Company")  # the Dynamic Link searches the doctype chosen in Allow
     page.get_by_role("button", name="Save").click()
     page.wait_for_url(re.compile(r"/app/user-permission/[^/]+$"))
+    page.goto(f"/app/user/{user}")  # the User form links to the user's records
+    page.get_by_role("button", name="User Permissions").click()
+    page.wait_for_url(re.compile(r"/app/user-permission"))
+    expect(page.get_by_role("table").get_by_role("row").filter(has_text=companies[0])).to_have_count(1)
     login_as(user, "demo-pass-1")
     page.goto("/app/company")
     rows = page.get_by_role("table").get_by_role("row")
