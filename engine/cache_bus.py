@@ -22,8 +22,8 @@ import orjson
 
 log = logging.getLogger("fw.cache_bus")
 
-Kind = Literal["session", "user", "api_key", "meta"]
-KINDS: frozenset[str] = frozenset({"session", "user", "api_key", "meta"})
+Kind = Literal["session", "user", "api_key", "meta", "all"]  # "all": every cache (`fw clear-cache`)
+KINDS: frozenset[str] = frozenset({"session", "user", "api_key", "meta", "all"})
 RECONNECT_MAX_SECONDS = 10.0
 
 

@@ -80,6 +80,8 @@ class Site:
             self.sessions.forget_api_key(key)
         elif kind == "meta":  # the announcer already applied its own change (MetaRegistry.bump)
             self.meta.mark_stale()
+        elif kind == "all":
+            self._drop_all_cached()
 
     def _drop_all_cached(self) -> None:
         self.forget_roles()
@@ -202,6 +204,12 @@ class Context:
         self.response_limit: int | None = None
         # locks held until the outermost unit of work ends (committed or rolled back); None outside one
         self.unit_locks: list[asyncio.Lock] | None = None
+        # what an HTTP request tells of its caller (None outside one): the client's address (rate limits),
+        # the hash of its session (a password change ends the user's *other* sessions) and the URL it
+        # came to (links in mails when FW_SITE_URL is unset)
+        self.client_ip: str | None = None
+        self.session_id: str | None = None
+        self.url_root: str | None = None
 
     @property
     def db(self) -> db.Database:

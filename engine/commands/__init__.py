@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from engine.commands import apps, init, jobs, operations, site, start, translate, users
+from engine.commands import apps, console, data_import, init, jobs, maintenance, operations, site, start, translate, users
 
 COMMANDS: list[click.Command] = [
     apps.get_app, apps.install_app, apps.new_app, apps.build,
@@ -15,5 +15,8 @@ COMMANDS: list[click.Command] = [
     jobs.worker, jobs.scheduler,
     start.start, init.init,
     operations.backup, operations.restore,
+    maintenance.run_patch, console.console, maintenance.drop_site, maintenance.uninstall_app,
+    maintenance.clear_cache,
+    data_import.data_import,
 ]
 

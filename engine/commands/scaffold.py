@@ -57,6 +57,19 @@ app_include_js = ["/assets/$name/js/$name.js"]
 # fixtures = [{"dt": "Role", "filters": [["name", "in", ["$title Manager"]]]}]
 '''
 
+PATCHES_TXT = """# Data migrations: one dotted path per line, run once per site by `fw migrate`, in order, each in its
+# own transaction (recorded in Patch Log). A path names a module with `async def execute(ctx)` (or a
+# function). [pre_model_sync] patches run before the doctype JSON is synced, [post_model_sync] after.
+# An example, in $name/patches/v0_1/rename_old_field.py:
+#     import engine as fw
+#     async def execute(ctx):
+#         await fw.rename_field(ctx, "$doctype", "old_field", "new_field")
+
+[pre_model_sync]
+
+[post_model_sync]
+"""
+
 CONTROLLER = '''"""Controller of the $doctype doctype: its lifecycle hooks."""
 
 import engine as fw
@@ -295,6 +308,7 @@ def create_app(apps_dir: Path, name: str) -> list[Path]:
         "hooks.py": HOOKS,
         "api.py": API,
         "README.md": README,
+        "patches.txt": PATCHES_TXT,
         "doctype/__init__.py": "",
         f"{dt_dir}/__init__.py": "",
         f"{dt_dir}/{scrubbed}.json": _doctype_json(doctype, title),

@@ -28,7 +28,8 @@ from tests.engine.cli_apps import write_cliapp, write_clibad, write_files
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 COMMANDS = ["get-app", "install-app", "new-app", "build", "export-fixtures", "set-admin-password", "add-user",
-            "execute", "extract-messages", "migrate", "serve", "start", "init"]
+            "execute", "extract-messages", "migrate", "serve", "start", "init", "run-patch", "console", "drop-site",
+            "uninstall-app", "clear-cache", "data-import"]
 
 
 # -- helpers ----------------------------------------------------------------------------------
