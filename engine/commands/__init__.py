@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import click
 
-from engine.commands import apps, console, data_import, init, jobs, maintenance, operations, site, start, translate, users
+from engine.commands import apps, console, init, jobs, maintenance, operations, site, start, translate, users
+from engine.commands import data_import as imports
 
 COMMANDS: list[click.Command] = [
     apps.get_app, apps.install_app, apps.new_app, apps.build,
@@ -17,6 +18,6 @@ COMMANDS: list[click.Command] = [
     operations.backup, operations.restore,
     maintenance.run_patch, console.console, maintenance.drop_site, maintenance.uninstall_app,
     maintenance.clear_cache,
-    data_import.data_import,
+    imports.data_import,
 ]
 
