@@ -98,8 +98,8 @@ async def saved_reports(ctx: Context, doctype: str) -> list[dict[str, Any]]:
                           filters={"ref_doctype": doctype, "report_type": REPORT_TYPE, "disabled": 0},
                           order_by="name asc", limit_page_length=0, max_page_length=MAX_PAGE, ignore_permissions=True)
     roles = await ctx.roles()
-    return [{"name": r["name"]} for r in rows
-            if ctx.is_admin or r.get("owner") == ctx.user or not r.get("role") or roles & set(r.get("role") or [])]
+    return [{"name": r["name"]} for r in rows if ctx.is_admin or r.get("owner") == ctx.user
+            or not r.get("roles.role") or roles & set(r.get("roles.role") or [])]
 
 
 async def open_report(ctx: Context, name: str) -> dict[str, Any]:
@@ -112,4 +112,4 @@ async def open_report(ctx: Context, name: str) -> dict[str, Any]:
     if not any(r["name"] == name for r in await saved_reports(ctx, str(report["ref_doctype"]))):
         raise exc.PermissionError(_("Report {0} is not shared with you", name))
     return {"name": name, "ref_doctype": report["ref_doctype"], "json": report.get("json"),
-            "roles": list(report.get("role") or []), "owner": report.get("owner")}
+            "roles": list(report.get("roles.role") or []), "owner": report.get("owner")}

@@ -231,7 +231,7 @@ def test_a_german_reviewer_confirms_in_german(page: Page, login_as: Callable[...
     page.goto(f"/app/warehouse-violation/{pending['name']}")
     expect(pill(page)).to_have_text("Ausstehend")
     page.get_by_role("button", name="Menü").click()
-    expect(page.get_by_role("menu", name="Menü").get_by_role("menuitem")).to_have_text(["Neu laden"])
+    expect(page.get_by_role("menu", name="Menü").get_by_role("menuitem")).to_have_text(["Neu laden", "Drucken"])
     page.keyboard.press("Escape")
     page.get_by_role("button", name="Aktionen").click()
     menu = page.get_by_role("menu", name="Aktionen")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
 from pypdf import PdfReader
@@ -28,7 +29,8 @@ def test_print_preview_format_and_pdf(page: Page, login_as: Callable[..., None],
     page.get_by_role("menu", name="Menu").get_by_role("menuitem", name="Print").click()
     dialog = page.get_by_role("dialog", name=f"Print {violation['name']}")
     preview = page.frame_locator("iframe[title='Print Preview']")
-    expect(preview.locator("h1")).to_contain_text("Warehouse Violation")  # the standard layout
+    expect(preview.locator("h1")).to_have_text(violation["employee_name"])  # the standard layout: title, then
+    expect(preview.locator(".print-subtitle")).to_have_text(f"Warehouse Violation {violation['name']}")
     expect(preview.locator("body")).to_contain_text("Penalty Points")
     dialog.get_by_label("Print Format").select_option("Warning Letter")
     expect(preview.locator("h1")).to_have_text("Warning Letter")
@@ -38,7 +40,7 @@ def test_print_preview_format_and_pdf(page: Page, login_as: Callable[..., None],
     expect(dialog.get_by_role("button", name="Print")).to_be_enabled()
     with page.expect_download() as info:
         dialog.get_by_role("button", name="PDF").click()
-    content = open(info.value.path(), "rb").read()  # noqa: SIM115 (a temporary file playwright owns)
+    content = Path(info.value.path()).read_bytes()
     assert content.startswith(b"%PDF")
     text = " ".join(p.extract_text() for p in PdfReader(io.BytesIO(content)).pages)
     assert "Warning Letter" in text and violation["employee_name"] in text and violation["name"] in text

@@ -52,3 +52,11 @@ test("URLs and Frappe's set_route arguments", () => {
 	assert.equal(routeToUrl(["/app/employee"], slug), "/app/employee");
 	assert.equal(routeToUrl([""], slug), "/app");
 });
+
+test("the report view of a list, and a saved Report Builder report", () => {
+	assert.deepEqual(parseRoute("/app/warehouse-violation/view/report", "", ctx), { kind: "report-view", doctype: "Warehouse Violation", report: null });
+	assert.deepEqual(parseRoute("/app/warehouse-violation/view/report/Points%20by%20branch", "", ctx),
+		{ kind: "report-view", doctype: "Warehouse Violation", report: "Points by branch" });
+	assert.equal(parseRoute("/app/warehouse-violation/view/report/a/b", "", ctx).kind, "not-found");
+	assert.equal(parseRoute("/app/scoring-settings/view/report", "", ctx).kind, "not-found");
+});

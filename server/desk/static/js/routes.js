@@ -5,6 +5,7 @@
 //   /app/<slug>                   {kind: "list", doctype, filters} (a Single doctype: its form)
 //   /app/<slug>/new               {kind: "form", doctype, name: null, isNew: true}
 //   /app/<slug>/<name>            {kind: "form", doctype, name}
+//   /app/<slug>/view/report[/<Report>]  {kind: "report-view", doctype, report} (the Report Builder)
 //   /app/query-report/<Report>    {kind: "query-report", report}
 //   anything else under /app      {kind: "not-found"}
 // `doctypeForSlug(segment)` and `isSingle(doctype)` come from the boot.
@@ -62,6 +63,9 @@ export function parseRoute(pathname, search, { doctypeForSlug, isSingle }) {
 		return parts.length === 2 && parts[1] ? { kind: "query-report", report: parts[1] } : { kind: "not-found" };
 	}
 	const doctype = doctypeForSlug(parts[0]);
+	if (doctype && parts[1] === "view" && parts[2] === "report" && parts.length <= 4 && !isSingle(doctype)) {
+		return { kind: "report-view", doctype, report: parts[3] || null };
+	}
 	if (!doctype || parts.length > 2) return { kind: "not-found", doctype };
 	if (parts.length === 1) {
 		if (isSingle(doctype)) return { kind: "form", doctype, name: doctype, isNew: false };

@@ -1,5 +1,5 @@
-// The list's "Menu" (business.md §6): "Import" opens a new Data Import for the doctype, "Export" the
-// export dialog; each shown only with its right. Other list features add their items through `extra`.
+// The list's "Menu" (business.md §6): "Import" opens a new Data Import for the doctype, "Report View"
+// the report view, "Export" the export dialog; each shown only with its right. Other list features add their items through `extra`.
 import { hasRight, slug } from "../../boot.js";
 import { __ } from "../../i18n.js";
 import { html } from "../../lib/html.js";
@@ -19,6 +19,9 @@ export function ListMenu({ meta, chosen, filters, sort, selected, extra = [] }) 
 				navigate(newFormUrl("Data Import", slug));
 			},
 		});
+	}
+	if (hasRight(doctype, "report")) {
+		items.push({ label: __("Report View"), onClick: () => navigate(`/app/${encodeURIComponent(slug(doctype))}/view/report`) });
 	}
 	if (hasRight(doctype, "export")) {
 		items.push({ label: __("Export"), onClick: () => openExportDialog({ meta, chosen, filters, sort, selected: [...selected] }) });
