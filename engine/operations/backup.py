@@ -10,6 +10,7 @@ Memory holds one driver batch and one encryption chunk, whatever the site's size
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.metadata
 import shutil
 import sys
@@ -135,16 +136,24 @@ async def _write_collections(site: Site, root: Path, manifest: Manifest, key: by
             count = 0
             name = data_file(database.name, info.name, key is not None)
             writer = await asyncio.to_thread(BackupFileWriter, root, name, key)
+            pending: asyncio.Future[None] | None = None  # one batch is compressed while the next is read
             try:
                 async for batch in reader.raw_batches(info.name, BATCH):
-                    await asyncio.to_thread(writer.write, batch)
+                    if pending is not None:
+                        await pending
+                    pending = asyncio.ensure_future(asyncio.to_thread(writer.write, batch))
                     n = snapshot.count_documents(batch)
                     count += n
                     done += n
                     if progress is not None:
                         progress(info.name, done, max(total, done))
+                if pending is not None:
+                    await pending
                 manifest.files[name] = await asyncio.to_thread(writer.close)
             except BaseException:
+                if pending is not None and not pending.done():
+                    with contextlib.suppress(BaseException):
+                        await pending  # the file is closed only once its writing thread is done
                 writer.abort()
                 raise
             meta_name = metadata_file(database.name, info.name, key is not None)

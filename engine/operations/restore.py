@@ -44,6 +44,7 @@ class RestoreResult:
     manifest: Manifest
     documents: int
     seconds: float
+    migrate_seconds: float  # of `seconds`, the migrate at the end
 
 
 def verify_backup(path: Path, key: str | None = None) -> Manifest:
@@ -118,19 +119,28 @@ async def restore_site(site: Site, path: Path, *, force: bool = False, key: str 
         await snapshot.create_collection(site.db, entry.name, dict(metadata.get("options") or {}))
         with _backup_file(path, entry.data, key_bytes) as source:
             documents = _batches(source)
-            while batch := await asyncio.to_thread(_next, documents):
-                await snapshot.insert_raw(site.db, entry.name, batch)
-                done += len(batch)
-                if progress is not None:
-                    progress(entry.name, done, total)
+            # the next batch is read and decompressed while this one is inserted
+            upcoming = asyncio.ensure_future(asyncio.to_thread(_next, documents))
+            try:
+                while batch := await upcoming:
+                    upcoming = asyncio.ensure_future(asyncio.to_thread(_next, documents))
+                    await snapshot.insert_raw(site.db, entry.name, batch)
+                    done += len(batch)
+                    if progress is not None:
+                        progress(entry.name, done, total)
+            finally:
+                if not upcoming.done():
+                    with contextlib.suppress(BaseException):
+                        await upcoming  # the file is closed only once its reading thread is done
         await snapshot.create_indexes(site.db, entry.name, list(metadata.get("indexes") or []))
         if progress is not None:
             progress(entry.name, done, total)
     site.forget_roles()
     site.sessions.forget_all()
     await site.meta.reload()
+    migrating = time.monotonic()
     await migrate(site)
-    return RestoreResult(manifest, done, time.monotonic() - started)
+    return RestoreResult(manifest, done, time.monotonic() - started, time.monotonic() - migrating)
 
 
 @contextlib.contextmanager
