@@ -128,6 +128,22 @@ async def _refuse_known(site: Site, key: str, ip: str | None, message: str) -> N
     raise exc.AuthenticationError(message)
 
 
+RESET_MAX = 3  # password mails per account name (known or not) within FAILURE_WINDOW_SECONDS
+RESET_ADDRESS_MAX = 20  # per client address
+
+
+async def throttle_password_reset(site: Site, name: str, ip: str | None) -> None:
+    """Count a password-reset request against the name asked for (whether or not it exists, so the
+    answer tells nothing) and the address; 429 once either used up its allowance."""
+    keys = [f"reset:{name.strip().lower()}", *(f"reset-{k}" for k in _address(ip))]
+    wait = await _lock_wait(site, keys)
+    if wait:
+        error = exc.TooManyRequestsError(_("Too many password reset requests. Try again in {0} seconds.", wait))
+        error.retry_after = wait
+        raise error
+    await _record_failure(site, [(keys[0], RESET_MAX), *((k, RESET_ADDRESS_MAX) for k in keys[1:])])
+
+
 async def login(site: Site, usr: Any, pwd: Any, ip: str | None) -> str:
     """Check credentials (with lockout) and return the user's name."""
     if not usr or not pwd or not isinstance(usr, str) or not isinstance(pwd, str):

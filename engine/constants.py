@@ -17,6 +17,8 @@ SYSTEM_MANAGER = "System Manager"
 # private keys of a User record: never sent to clients, never set from a request
 PASSWORD_KEY = "_password_hash"
 API_DIGEST_KEY = "_api_secret_digest"
+# a password link's key, as {"hash": sha256 of the key, "expires": epoch seconds} (engine/core/password_reset.py)
+RESET_KEY = "_reset_password_key"
 
 # fw's state records, one per key: `meta` (the meta version, engine/meta/registry.py), `schema` (the
 # definitions' hash, engine/schema_sync.py), `migrate_lock` (engine/migrate.py), `installed_apps`

@@ -121,9 +121,13 @@ class SessionStore:
         await self.site.db.collection(SESSIONS).delete_one({"_id": sid_hash})
         await self.site.cache_bus.announce("session", sid_hash)
 
-    async def delete_user_sessions(self, user: str) -> None:
+    async def delete_user_sessions(self, user: str, *, keep: str | None = None) -> None:
+        """End the user's sessions (but `keep`, a session's hash: the one that changed the password)."""
         self.forget_user(user)
-        await self.site.db.collection(SESSIONS).delete_many({"user": user})
+        query: dict[str, object] = {"user": user}
+        if keep:
+            query["_id"] = {"$ne": keep}
+        await self.site.db.collection(SESSIONS).delete_many(query)
         await self.site.cache_bus.announce("user", user)
 
     async def rename_user(self, old: str, new: str) -> None:

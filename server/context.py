@@ -150,5 +150,8 @@ async def context_for(request: Request) -> Context:
     settings = request.app.state._state["settings"]
     ctx.query_timeout_ms = settings.query_timeout_ms or None
     ctx.response_limit = settings.max_response_bytes
+    ctx.client_ip = client_ip(request)
+    ctx.session_id = caller.session.sid_hash if caller.session is not None else None
+    ctx.url_root = f"{request.url.scheme}://{request.url.netloc}"
     scope[_CTX] = ctx
     return ctx

@@ -194,6 +194,7 @@ async def _upsert(ctx: Context, doctype: str, data: dict[str, Any], report: Impo
         report.updated.append(f"{doctype} {name}")
     else:
         doc = new_doc(ctx, doctype, body)
+        doc.flags["in_fixtures"] = True  # (a fixture's User gets no welcome mail)
         if name:
             doc.name = name
         if int(data.get("docstatus") or 0) == 1 and meta.is_submittable:

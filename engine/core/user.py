@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from engine import cache_bus
 from engine import exceptions as exc
 from engine.constants import PASSWORD_KEY, STANDARD_USERS
-from engine.core import passwords
+from engine.core import password_reset, passwords
 from engine.documents.document import Document
 from engine.translation import _
 
@@ -75,6 +75,13 @@ class User(Document):
         new = self._data.pop("new_password", None)
         if new:
             self._data[PASSWORD_KEY] = passwords.hash_password(str(new))
+
+    async def after_insert(self) -> None:
+        # the welcome mail with a set-password link (business.md §2.2); not for users that fixtures or
+        # the bootstrap create, nor for one created with a password already
+        if (self.send_welcome_email and self.enabled and self.email and self.name not in STANDARD_USERS
+                and not self.flags.get("in_fixtures") and PASSWORD_KEY not in self._data):
+            await password_reset.send_welcome(self.ctx, str(self.name), str(self.email), self.first_name)
 
     def on_trash(self) -> None:
         if self.name in STANDARD_USERS:

@@ -24,7 +24,7 @@ from engine.reports import filters as report_filters
 from engine.reports.script_report import check_runnable
 from engine.translation import _
 from server.context import context_for, negotiate_language, request_caller, site_of
-from server.desk import pages
+from server.desk import pages, password_pages
 from server.desk.assets import IMMUTABLE, LOGIN_ENTRY, PREFIX, REVALIDATE, DeskAssets
 from server.multipart import read_form
 from server.routes import method
@@ -100,6 +100,7 @@ def _login_page(request: Request, lang: str, target: str, *, message: str = "", 
         "login_label": _("Login", lang=lang), "busy": _("Logging in…", lang=lang),
         "network_error": _("The server cannot be reached. Check your connection and try again.", lang=lang),
         "missing": _("Enter your email and password", lang=lang), "message": message, "usr": usr,
+        "forgot_label": _("Forgot password?", lang=lang),
     }, raw={"stylesheets": pages.stylesheet_links(assets.stylesheets())}, status_code=status_code)
 
 
@@ -208,6 +209,7 @@ def routes() -> list[Route]:
         Route("/", root, methods=["GET", "POST"]),
         Route("/login", login_page, methods=["GET"]),
         Route("/login", login_submit, methods=["POST"]),
+        *password_pages.routes(),
         Route("/app", app_shell, methods=["GET"]),
         Route("/app/{path:path}", app_shell, methods=["GET"]),
         Route(f"{PREFIX}/form-script/{{doctype}}.js", form_script, methods=["GET"]),

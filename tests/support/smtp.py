@@ -108,6 +108,15 @@ class SmtpSink:
             await asyncio.sleep(0.02)
         return self.mails[:count]
 
+    def wait_for_sync(self, count: int, timeout: float = 10.0) -> list[ReceivedMail]:
+        """`wait_for` for synchronous tests (the Chromium ones)."""
+        deadline = time.monotonic() + timeout
+        while len(self.mails) < count:
+            if time.monotonic() > deadline:
+                raise AssertionError(f"expected {count} mail(s) at the SMTP server, got {len(self.mails)}")
+            time.sleep(0.05)
+        return self.mails[:count]
+
 
 def mails_to(sink: SmtpSink, address: str) -> list[ReceivedMail]:
     return [m for m in sink.mails if address.lower() in (r.lower() for r in m.rcpt_tos)]

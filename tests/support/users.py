@@ -14,6 +14,7 @@ async def user_context(ctx: Context, email: str, *roles: str, **fields: Any) -> 
         for role in roles:
             if await ctx.db.collection("role").find_one({"_id": role}) is None:
                 await new_doc(ctx, "Role", role_name=role).insert()
+        fields.setdefault("send_welcome_email", 0)  # (tests that want the welcome mail ask for it)
         await new_doc(ctx, "User", email=email, first_name=email.split("@")[0],
                       roles=[{"role": r} for r in roles], **fields).insert()
     ctx.site.forget_roles(email)  # role lists are cached per process for a moment
