@@ -28,9 +28,6 @@ doc_events = {
         "on_submit": "workforce_scoring.events.recalculate_for_violation",
         "on_cancel": "workforce_scoring.events.recalculate_for_violation",
     },
-    "Employee Score": {
-        "after_insert": "workforce_scoring.events.notify_employee",
-    },
 }
 
 scheduler_events = {
@@ -53,4 +50,6 @@ fixtures = [
     # the Warning Letter of a confirmed Warehouse Violation, printed on the app's letter head
     {"dt": "Print Format", "filters": [["name", "in", [_c.WARNING_LETTER]]]},
     {"dt": "Letter Head", "filters": [["name", "in", [_c.LETTER_HEAD]]]},
+    # the employee hears (bell and mail) of a confirmed violation and of a new monthly score
+    {"dt": "Notification", "filters": [["module", "=", _c.MODULE]]},
 ]

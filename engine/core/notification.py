@@ -11,6 +11,7 @@ from jinja2 import TemplateSyntaxError
 from jinja2.sandbox import SandboxedEnvironment
 
 from engine import exceptions as exc
+from engine.documents import store
 from engine.documents.document import Document
 from engine.meta.schema import Meta
 from engine.schema_sync import resync_after_commit
@@ -21,7 +22,7 @@ _syntax = SandboxedEnvironment()
 
 
 class Notification(Document):
-    def validate(self) -> None:
+    async def validate(self) -> None:
         doctype = self.document_type
         if not doctype or not self.ctx.site.meta.exists(doctype):
             raise exc.ValidationError(_("Document Type {0} does not exist", doctype), field="document_type")
@@ -61,7 +62,7 @@ class Notification(Document):
                         target = None
                     else:
                         target = self.ctx.meta(table_field.options or "")
-                if target is None or target.get_field(fieldname) is None:
+                if target is None or not await _has_field(self, target, fieldname):
                     raise exc.ValidationError(_("Receiver By Document Field {0} is not a field of {1}", spec, doctype),
                                               field="receiver_by_document_field")
 
@@ -70,6 +71,15 @@ class Notification(Document):
 
     def after_delete(self) -> None:
         resync_after_commit(self.ctx)
+
+
+async def _has_field(doc: Document, meta: Meta, fieldname: str) -> bool:
+    """A field of `meta`, or of a Custom Field written in this unit of work (an app's fixtures add the
+    field and the Notification that names it together; the meta follows after the commit)."""
+    if meta.get_field(fieldname) is not None:
+        return True
+    custom = doc.ctx.meta("Custom Field")
+    return await store.find_one(doc.ctx, custom, {"dt": meta.name, "fieldname": fieldname}, {"_id": 1}) is not None
 
 
 def _check_expression(text: str | None, field: str) -> None:

@@ -79,6 +79,23 @@ async def assignments(ctx: Context, doctype: str, name: str) -> list[dict[str, A
              "status": r["status"]} for r in rows if r.get("allocated_to")]
 
 
+async def group_counts(ctx: Context, doctype: str, filters: Any = None) -> list[dict[str, Any]]:
+    """How many of the caller's rows matching `filters` are assigned to each user, the most first (the
+    list sidebar's "Assigned To"); only rows with an assignment are read."""
+    conditions = list(filters) if isinstance(filters, list) else [[k, "=", v] for k, v in (filters or {}).items()]
+    rows = await listing.get_list(ctx, doctype, fields=["name", FIELD], filters=[*conditions, [FIELD, "is", "set"]],
+                                  limit_page_length=0)
+    counts: dict[str, int] = {}
+    for row in rows:
+        try:
+            users = orjson.loads(row.get(FIELD) or "[]")
+        except orjson.JSONDecodeError:
+            continue
+        for user in users if isinstance(users, list) else []:
+            counts[str(user)] = counts.get(str(user), 0) + 1
+    return [{"name": user, "count": n} for user, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))][:50]
+
+
 async def add(ctx: Context, doctype: Any, name: Any, assign_to: Any, description: str | None = None,
               date: str | None = None, priority: str | None = None, notify: Any = 0) -> list[dict[str, Any]]:
     """Assign the document to each user of `assign_to` not already assigned; the open assignments."""

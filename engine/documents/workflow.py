@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from engine import exceptions as exc
 from engine import permissions
 from engine.documents import lifecycle
+from engine.notifications import workflow_alert
 from engine.documents.workflow_check import allowed_transitions, validate_on_save  # noqa: F401  (re-exported)
 from engine.meta.workflows import (  # noqa: F401  (re-exported: the definitions are meta)
     NO_STYLE_COLOUR,
@@ -64,4 +65,6 @@ async def apply_workflow(ctx: Context, doc: Document, action: str) -> Document:
         doc.set(target.update_field, target.update_value)
     doc.docstatus = target.doc_status
     await lifecycle.save(doc, lifecycle.SaveOptions(ignore_permissions=True, workflow_transition=transition))
+    if workflow_alert.sends_alert(wf):  # send_email_alert: who may act next hears of it
+        await workflow_alert.alert(ctx, doc, wf, target.state)
     return doc

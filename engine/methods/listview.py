@@ -11,7 +11,7 @@ from typing_extensions import TypedDict
 
 from engine.apps.whitelisted import whitelist
 from engine.context import Context
-from engine.desk import group_by
+from engine.desk import assign_to, group_by
 from engine.desk import user_settings as settings_store  # `user_settings` is Frappe's argument name
 from engine.methods.args import json_arg
 
@@ -42,5 +42,8 @@ async def get_group_by_count(ctx: Context, doctype: str, field: str, current_fil
     """How many of the caller's rows matching `current_filters` hold each value of `field` (a Select,
     Link or Check field, or `owner`), the largest groups first, at most 50."""
     filters = json_arg(current_filters, "current_filters") if current_filters is not None else None
+    if field == "assigned_to":  # Frappe's "Assigned To" group: the users with an open ToDo on the rows
+        # (ignore: its rows are plain dicts holding GroupCount's keys)
+        return await assign_to.group_counts(ctx, doctype, filters)  # type: ignore[return-value]
     # (ignore: group_by_count's rows are get_list's plain dicts, holding GroupCount's keys)
     return await group_by.group_by_count(ctx, doctype, field, filters)  # type: ignore[return-value]

@@ -118,12 +118,12 @@ async def send(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any]) ->
         return
     users, addresses, cc = await recipients(ctx, rule, values)
     doctype, docname = str(values.get("doctype")), str(values.get("name"))
-    if rule.get("channel") == "System Notification":
+    if rule.get("channel") == "System Notification" or rule.get("send_system_notification"):
         for lang, group in (await _by_language(ctx, users)).items():
             subject, message = render(rule, values, lang)
             await log.notify(ctx, group, type="Alert", subject=subject, document_type=doctype,
                              document_name=docname, from_user=ctx.user, email_content=message)
-    else:
+    if rule.get("channel") != "System Notification":
         targets = [*users, *addresses]
         for lang, group in (await _by_language(ctx, targets)).items():
             subject, message = render(rule, values, lang)

@@ -106,16 +106,20 @@ async def test_recalculation_never_overwrites_a_submitted_score(client: httpx.As
     assert [(s["name"], s["value"], s["docstatus"]) for s in scores] == [(score.name, 60.0, 1)]
 
 
-async def test_new_scores_notify_the_employee_in_their_language(
-        people: People, org: Org, ws: Site, realtime: list[dict[str, Any]]) -> None:
+async def test_new_monthly_scores_notify_the_employee_in_their_language(people: People, org: Org, ws: Site) -> None:
+    """The app's Notification "New Monthly Score" (a fixture, not code): a Notification Log for the
+    bell and a queued mail, in the employee's language; an employee without a user hears nothing."""
     ctx = ws.context()
     async with unit_of_work(ctx):
         await new_doc(ctx, "Employee Score", employee=org.emp("E-1001"), period_type="Monthly",
                       period_value="2024-03", value=62.5, source="calculation").insert()
         await new_doc(ctx, "Employee Score", employee=org.emp("E-2001"), period_type="Monthly",
                       period_value="2024-03", value=10, source="calculation").insert()  # no user: no message
-    assert realtime == [{"event": "msgprint", "user": people.ada.email, "after_commit": True, "message": {
-        "message": "Your score for 2024-03 is 62.5 (Good)", "title": "New Employee Score", "indicator": "green"}}]
+    logs = await get_all(ctx, "Notification Log", fields=["for_user", "subject", "type", "document_type"])
+    assert logs == [{"for_user": people.ada.email, "subject": "Your score for 2024-03 is 62.5 (Good)",
+                     "type": "Alert", "document_type": "Employee Score"}]
+    mails = await get_all(ctx, "Email Queue", pluck="subject", filters=[["reference_doctype", "=", "Employee Score"]])
+    assert mails == ["Your score for 2024-03 is 62.5 (Good)"]
     german = await api_user(ctx, "hans@example.com", ["Employee"], language="de")
     employee = await get_doc(ctx, "Employee", org.emp("E-2001"))
     employee.user_id = german.email
@@ -123,8 +127,21 @@ async def test_new_scores_notify_the_employee_in_their_language(
         await employee.save()
         await new_doc(ctx, "Employee Score", employee=org.emp("E-2001"), period_type="Monthly",
                       period_value="2024-04", value=80, source="calculation").insert()
-    assert realtime[-1]["user"] == german.email
-    assert realtime[-1]["message"]["message"] == "Ihre Bewertung für 2024-04 ist 80 (Ausgezeichnet)"
+    [log] = await get_all(ctx, "Notification Log", fields=["subject"], filters=[["for_user", "=", german.email]])
+    assert log["subject"] == "Ihre Bewertung für 2024-04 ist 80 (Ausgezeichnet)"
+
+
+async def test_a_confirmed_violation_notifies_the_employee(people: People, org: Org, ws: Site) -> None:
+    ctx = ws.context()
+    violation = await new_doc(ctx, "Warehouse Violation", employee=org.emp("E-1001"), date="2024-03-05",
+                              violation_type="Blocked Aisle").insert()
+    assert await get_all(ctx, "Notification Log") == []  # a draft is news to nobody
+    await violation.submit()
+    [log] = await get_all(ctx, "Notification Log", fields=["for_user", "subject", "document_name"])
+    assert log["for_user"] == people.ada.email and log["document_name"] == violation.name
+    assert log["subject"].startswith("Violation confirmed: ")
+    assert await get_all(ctx, "Email Queue", pluck="subject",
+                         filters=[["reference_doctype", "=", "Warehouse Violation"]]) == [log["subject"]]
 
 
 async def test_calculate_current_month_by_hand(client: httpx.AsyncClient, people: People, org: Org, ws: Site,
@@ -184,4 +201,4 @@ async def test_scheduler_events_are_registered(ws: Site) -> None:
 def test_doc_events_are_registered(ws: Site) -> None:
     assert ws.apps.handlers("Warehouse Violation", "on_submit")[0] is events.recalculate_for_violation
     assert ws.apps.handlers("Warehouse Violation", "on_cancel")[0] is events.recalculate_for_violation
-    assert ws.apps.handlers("Employee Score", "after_insert")[0] is events.notify_employee
+    assert ws.apps.handlers("Employee Score", "after_insert") == ()  # its news is a Notification record
