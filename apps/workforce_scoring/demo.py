@@ -25,6 +25,7 @@ EMPLOYEES = 200
 VIOLATION_TYPES = {"Blocked Aisle": 5, "Missing Safety Gear": 8, "Late Scan": 2, "Forklift Speeding": 10}
 USERS = {"reviewer@demo.example.com": "HR Reviewer", "manager@demo.example.com": "Department Manager",
          "warehouse@demo.example.com": "Warehouse Manager", "employee@demo.example.com": "Employee"}
+MANAGER = "manager@demo.example.com"
 PASSWORD = "demo-pass-1"
 FIRST = ["Anna", "Ben", "Clara", "David", "Emma", "Felix", "Greta", "Hugo", "Ida", "Jonas", "Lena", "Max",
          "Nora", "Oskar", "Paula", "Rafael", "Sofia", "Tom", "Uma", "Viktor"]
@@ -105,6 +106,12 @@ async def users(ctx: fw.Context, first_employee: str) -> None:
     employee = await fw.get_doc(ctx, "Employee", first_employee)
     employee.user_id = "employee@demo.example.com"
     await employee.save()
+    # the Department Manager reviews the scores of one company: a User Permission says so (and makes it
+    # the default company of the Employee Score Report), no code does
+    restriction = {"user": MANAGER, "allow": "Company", "for_value": next(iter(COMPANIES)),
+                   "apply_to_all_doctypes": 0, "applicable_for": EMPLOYEE_SCORE}
+    if not await fw.exists(ctx, "User Permission", restriction):
+        await fw.new_doc(ctx, "User Permission", **restriction, is_default=1).insert()
 
 
 async def daily_values(ctx: fw.Context, employees: list[dict[str, Any]], months: list[str], today: date,

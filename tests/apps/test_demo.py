@@ -9,7 +9,7 @@ from workforce_scoring import demo
 
 from engine import exceptions as exc
 from engine.context import unit_of_work
-from engine.query.listing import count, get_all
+from engine.query.listing import count, get_all, get_list
 from engine.site import Site
 from tests.apps.conftest import drain_jobs
 
@@ -33,6 +33,12 @@ async def test_demo_data_loads_once(ws: Site) -> None:
     assert {row["docstatus"] for row in monthly if row["period_value"] == this_month} == {0}
     assert {row["docstatus"] for row in monthly if row["period_value"] != this_month} == {1}
     assert await ws.db.collection("error_log").count_documents({}) == 0
+    # the Department Manager is restricted to the first company's scores, by a record
+    manager = ws.context(demo.MANAGER)
+    companies = {row["company"] for row in await get_list(manager, "Employee Score", fields=["company"],
+                                                          limit_page_length=0)}
+    assert companies == {next(iter(demo.COMPANIES))}
+    assert await count(manager, "Employee") == 200  # the record applies to Employee Score only
     with pytest.raises(exc.ValidationError, match="already loaded"):
         async with unit_of_work(ctx):
             await demo.load(ctx)

@@ -115,6 +115,24 @@ async def test_defaults_current_month_and_the_users_company(client: httpx.AsyncC
     assert [row["employee"] for row in body["result"]] == [org.emp("E-2001")]
 
 
+async def test_a_user_permission_restricts_the_rows_and_gives_the_default_company(
+        client: httpx.AsyncClient, people: People, org: Org, ws: Site) -> None:
+    await seed(ws, org)
+    ctx = ws.context()
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "User Permission", user=people.manager.email, allow="Company", for_value="Borealis Freight",
+                      apply_to_all_doctypes=0, applicable_for="Employee Score", is_default=1).insert()
+    body = (await run(client, people.manager, {"period": "2024-03"})).json()["message"]  # the default company
+    assert [row["employee"] for row in body["result"]] == [org.emp("E-2001")]
+    every = (await run(client, people.manager, {"company": "", "period": "2024-03"})).json()["message"]
+    assert [row["employee"] for row in every["result"]] == [org.emp("E-2001")]  # "every company" they may see
+    other = (await run(client, people.manager, {"company": "Acme Logistics", "period": "2024-03"})).json()["message"]
+    assert other["result"] == []
+    assert (await report.filter_defaults(ws.context(people.manager.email)))["company"] == "Borealis Freight"
+    # the reviewer, unrestricted, still sees every company
+    assert len((await run(client, people.hr, {"company": "", "period": "2024-03"})).json()["message"]["result"]) == 3
+
+
 async def test_access_by_role(client: httpx.AsyncClient, people: People, org: Org, ws: Site) -> None:
     await seed(ws, org)
     for user in (people.hr, people.manager, people.sysman):

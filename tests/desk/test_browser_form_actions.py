@@ -18,7 +18,9 @@ from tests.desk.test_browser_list import api_rows
 
 
 def an_employee(desk_server: DeskServer) -> dict[str, Any]:
-    return api_rows(desk_server, "Employee", filters=[["status", "=", "Active"]],  # type: ignore[no-any-return]
+    """An active employee of the demo's first company (whose scores the Department Manager reviews)."""
+    return api_rows(desk_server, "Employee",  # type: ignore[no-any-return]
+                    filters=[["status", "=", "Active"], ["company", "=", "Northwind Logistics"]],
                     fields=["name", "employee_name"], order_by="name desc", limit=1)[0]
 
 

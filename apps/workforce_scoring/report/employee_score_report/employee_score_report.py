@@ -5,11 +5,13 @@ defaults from `filter_defaults`, both served by `fw.desk.query_report.get_script
 
 | fieldname | type             | when absent                                                        |
 |-----------|------------------|--------------------------------------------------------------------|
-| company   | Link to Company  | the user's default company: their Employee's, else the first one  |
+| company   | Link to Company  | the user's default company: their `is_default` User Permission on  |
+|           |                  | Company, else their Employee's company, else the first one         |
 | period    | Data, `YYYY-MM`  | the current month                                                  |
 
 Pass `"company": ""` (or null) for every company. Rows come from `get_list` with the caller's
-context, so the caller's row permissions (Employee Score's `permission_query_conditions`) apply.
+context, so the caller's row permissions apply: Employee Score's `permission_query_conditions` and
+the caller's User Permissions (a manager restricted to one company sees that company's rows only).
 """
 
 from __future__ import annotations
@@ -48,7 +50,12 @@ def current_period() -> str:
 
 
 async def default_company(ctx: fw.Context) -> str | None:
-    """The company of the user's Employee record, else the first Company."""
+    """The company of the user's `is_default` User Permission on Company, else of their Employee record,
+    else the first Company."""
+    chosen = await fw.get_list(ctx, "User Permission", filters={"user": ctx.user, "allow": "Company", "is_default": 1},
+                               pluck="for_value", limit_page_length=1)
+    if chosen:
+        return str(chosen[0])
     company = await fw.get_value(ctx, EMPLOYEE, {"user_id": ctx.user}, "company")
     return company or await fw.get_value(ctx, "Company", {}, "name", order_by="name asc")
 
