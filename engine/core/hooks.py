@@ -17,9 +17,6 @@ doc_events: dict[str, dict[str, list[str]]] = {
 scheduler_events: dict[str, Any] = {
     # queued mail that is due (retries, mail queued while SMTP or Redis was away): engine/mail/queue.py
     "cron": {"* * * * *": ["engine.mail.queue.flush"]},
-    # a backup when FW_BACKUP_FREQUENCY says one is due, the oldest beyond FW_BACKUP_KEEP removed:
-    # engine/operations/scheduled.py
-    "hourly_long": ["engine.operations.scheduled.scheduled_backup"],
     # Notifications whose event is Days Before or Days After a date of the document
     "daily": ["engine.notifications.alerts.send_daily"],
     # a backup when FW_BACKUP_FREQUENCY says one is due, the oldest beyond FW_BACKUP_KEEP removed:
