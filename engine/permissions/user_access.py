@@ -121,13 +121,14 @@ class UserAccess:
                     out |= under.get(entry.value, frozenset())
         return frozenset(out)
 
-    def defaults(self) -> dict[str, str]:
-        """{doctype: the value marked `is_default`} of the records that apply to every doctype (the Desk's
-        boot; a record for one doctype is applied by the server, `link_defaults`)."""
+    def defaults(self, for_doctype: str | None = None) -> dict[str, str]:
+        """{doctype: the value marked `is_default`} of the records that apply to every doctype, or to
+        `for_doctype` (the Desk's boot asks without one: a record for one doctype is applied by the
+        server, `link_defaults`)."""
         out: dict[str, str] = {}
         for doctype, entries in self.entries.items():
             for entry in entries:
-                if entry.is_default and entry.applicable_for is None:
+                if entry.is_default and entry.applicable_for in (None, for_doctype):
                     out.setdefault(doctype, entry.value)
         return out
 
@@ -246,10 +247,11 @@ async def restriction_for(ctx: Context, meta: Meta) -> Restriction | None:
     return None if access is None else access.restriction(meta)
 
 
-async def user_defaults(ctx: Context) -> dict[str, str]:
-    """{doctype: value} of the acting user's `is_default` User Permissions."""
+async def user_defaults(ctx: Context, for_doctype: str | None = None) -> dict[str, str]:
+    """{doctype: value} of the acting user's `is_default` User Permissions (those for every doctype, or
+    for `for_doctype`)."""
     access = await access_of(ctx)
-    return {} if access is None else access.defaults()
+    return {} if access is None else access.defaults(for_doctype)
 
 
 async def link_defaults(ctx: Context, meta: Meta) -> dict[str, str]:

@@ -24,6 +24,7 @@ from urllib.parse import quote
 
 from engine import exceptions as exc
 from engine.apps.callables import call_with_supported
+from engine.permissions import user_access
 from engine.translation import translate
 
 if TYPE_CHECKING:
@@ -88,9 +89,11 @@ def _static_default(value: Any, ctx: Context) -> Any:
 
 
 async def resolved_filters(ctx: Context, filters: tuple[dict[str, Any], ...],
-                           filter_defaults: Any) -> list[dict[str, Any]]:
+                           filter_defaults: Any, ref_doctype: str | None = None) -> list[dict[str, Any]]:
     """A report's filters for the caller: labels in their language, defaults resolved (the report
-    module's `filter_defaults(ctx)` first, then the JSON's)."""
+    module's `filter_defaults(ctx)` first, then the JSON's, then, for a Link filter, the caller's
+    `is_default` User Permission on its doctype)."""
+    user_defaults = await user_access.user_defaults(ctx, ref_doctype)
     dynamic: dict[str, Any] = {}
     if filter_defaults is not None:
         found = call_with_supported(filter_defaults, ctx=ctx)
@@ -104,6 +107,8 @@ async def resolved_filters(ctx: Context, filters: tuple[dict[str, Any], ...],
             entry["default"] = dynamic[item["fieldname"]]
         elif "default" in item:
             entry["default"] = _static_default(item["default"], ctx)
+        elif item.get("fieldtype") == "Link" and item.get("options") in user_defaults:
+            entry["default"] = user_defaults[item["options"]]
         out.append(entry)
     return out
 

@@ -195,7 +195,8 @@ async def get_script(ctx: Context, report: ReportDef) -> dict[str, Any]:
     text = report_filters.script_text(report.script_path)
     return {
         "report_name": report.name, "ref_doctype": report.ref_doctype,
-        "filters": await report_filters.resolved_filters(ctx, report.filters, report.filter_defaults),
+        "filters": await report_filters.resolved_filters(ctx, report.filters, report.filter_defaults,
+                                                          report.ref_doctype),
         "script": text or "", "script_url": report_filters.script_url(report.name, text) if text else None,
         "html_format": "", "execution_time": 0,
         "add_total_row": int(bool(report.definition.get("add_total_row"))),

@@ -14,6 +14,7 @@ from engine.context import Context
 from engine.documents.factory import get_doc, new_doc
 from engine.permissions import has_permission, row_filter
 from engine.query.listing import count, get_all, get_list, get_value
+from engine.reports.filters import resolved_filters
 from engine.site import Site
 from tests.support.users import user_context
 
@@ -191,3 +192,15 @@ async def test_the_restriction_is_one_indexable_filter(ctx: Context) -> None:
     node = await row_filter(user, ctx.meta("Test Note"))
     assert node is not None
     assert "customer" in repr(node)
+
+
+async def test_is_default_is_the_default_of_link_report_filters(ctx: Context) -> None:
+    await customers(ctx, "Acme")
+    user = await manager(ctx)
+    filters = ({"fieldname": "customer", "label": "Customer", "fieldtype": "Link", "options": "Test Customer"},
+               {"fieldname": "kept", "label": "Kept", "fieldtype": "Link", "options": "Test Customer", "default": "X"})
+    assert [f.get("default") for f in await resolved_filters(user, filters, None, "Test Note")] == [None, "X"]
+    await allow(ctx, user.user, "Test Customer", "Acme", is_default=1, apply_to_all_doctypes=0,
+                applicable_for="Test Note")
+    assert [f.get("default") for f in await resolved_filters(user, filters, None, "Test Note")] == ["Acme", "X"]
+    assert [f.get("default") for f in await resolved_filters(user, filters, None, "Test Order")] == [None, "X"]
