@@ -27,6 +27,13 @@ def document_progress(verb: str) -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
+def _size(count: int) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if count >= scale:
+            return f"{count / scale:,.1f} {unit}"
+    return f"{count} bytes"
+
+
 @click.command("backup")
 @click.option("--output", "output", type=click.Path(file_okay=False, path_type=Path),
               help="Folder to put the backup in (default: FW_DATA_DIR/backups).")
@@ -53,7 +60,7 @@ def backup(output: Path | None, encrypt: bool) -> None:
     result = run(go)
     seconds = max(result.seconds, 1e-9)
     console.print(f"[green]Backed up[/green] {result.documents:,} documents of {len(result.manifest.collections)} "
-                  f"collections ({result.bytes / 1e6:,.1f} MB) in {result.seconds:.1f} s "
+                  f"collections ({_size(result.bytes)}) in {result.seconds:.1f} s "
                   f"({result.documents / seconds:,.0f} documents/s)", soft_wrap=True)
     click.echo(str(result.path))
 

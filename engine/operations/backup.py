@@ -90,6 +90,10 @@ async def backup_site(site: Site, *, output_dir: Path | None = None, encrypt: bo
     without either. A folder that cannot be written, or a full disk, is a ConfigurationError naming
     the folder, and no partial backup is left behind."""
     started = time.monotonic()
+    if not site.db.transactional:
+        raise exc.ConfigurationError("A backup needs a real MongoDB (a replica set): the in-memory backend has no "
+                                     "snapshot reads, and keeps nothing to back up. Set FW_MONGO_URL or use the "
+                                     "embedded mongod.")
     key_bytes: bytes | None = None
     if encrypt:
         text = key or site.settings.backup_encryption_key

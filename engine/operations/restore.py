@@ -23,9 +23,9 @@ from bson.errors import InvalidBSON
 from bson.raw_bson import RawBSONDocument
 
 from engine import exceptions as exc
-from engine.constants import STANDARD_USERS
+from engine.constants import STANDARD_USERS, STATE_COLLECTION
 from engine.db import snapshot
-from engine.migrate import migrate
+from engine.migrate import LOCK_ID, migrate
 from engine.operations.crypto import BackupFileError, key_check, parse_key
 from engine.operations.layout import Manifest, file_sha256, open_backup_file
 
@@ -135,6 +135,8 @@ async def restore_site(site: Site, path: Path, *, force: bool = False, key: str 
         await snapshot.create_indexes(site.db, entry.name, list(metadata.get("indexes") or []))
         if progress is not None:
             progress(entry.name, done, total)
+    # a backup taken during a migrate holds its lock: the migrate below must not wait for it to expire
+    await site.db.collection(STATE_COLLECTION).delete_one({"_id": LOCK_ID})
     site.forget_roles()
     site.sessions.forget_all()
     await site.meta.reload()

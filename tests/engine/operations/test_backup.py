@@ -173,3 +173,10 @@ async def test_a_failed_write_leaves_no_backup_and_says_what_to_do(site: Site, t
         await backup_site(site, output_dir=tmp_path / "backups")
     assert "No space left on device" in refused.value.message and "free some space" in refused.value.message
     assert list((tmp_path / "backups").iterdir()) == []  # the partial backup is gone
+
+
+async def test_the_in_memory_backend_is_told_it_cannot_be_backed_up(memory_site: Site, tmp_path: Path) -> None:
+    with pytest.raises(exc.ConfigurationError) as refused:
+        await backup_site(memory_site, output_dir=tmp_path)
+    assert "real MongoDB" in refused.value.message and "FW_MONGO_URL" in refused.value.message
+    assert list(tmp_path.iterdir()) == []

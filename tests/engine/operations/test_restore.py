@@ -4,6 +4,8 @@ before anything is touched."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -14,10 +16,11 @@ import pytest
 from engine import auth
 from engine import exceptions as exc
 from engine.apps.registry import AppRegistry
+from engine.constants import STATE_COLLECTION
 from engine.context import unit_of_work
 from engine.documents.factory import new_doc
 from engine.files import storage
-from engine.migrate import migrate
+from engine.migrate import LOCK_ID, migrate
 from engine.operations.backup import backup_site
 from engine.operations.restore import documents_held, restore_site, verify_backup
 from engine.settings import Settings
@@ -105,3 +108,16 @@ async def test_a_damaged_backup_is_refused_naming_the_file(site: Site, settings:
         with pytest.raises(exc.ValidationError):
             await restore_site(target, result.path)
         assert await target.db.handle.list_collection_names() == []  # refused before touching the site
+
+
+async def test_a_backup_taken_during_a_migrate_restores_without_waiting_for_its_lock(
+        site: Site, settings: Settings, registry: AppRegistry, tmp_path: Path) -> None:
+    state = site.db.collection(STATE_COLLECTION)
+    await state.insert_one({"_id": LOCK_ID, "owner": "another process", "expires": time.time() + 3600})
+    try:
+        result = await backup_site(site, output_dir=tmp_path)
+    finally:
+        await state.delete_one({"_id": LOCK_ID})
+    async with other_site(settings, registry, f"fw_restore_{uuid.uuid4().hex[:8]}") as target:
+        await asyncio.wait_for(restore_site(target, result.path), 60)  # the lock would hold it for an hour
+        assert await target.db.collection(STATE_COLLECTION).find_one({"_id": LOCK_ID}) is None
