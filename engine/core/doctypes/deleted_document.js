@@ -8,12 +8,15 @@ frappe.ui.form.on("Deleted Document", {
 			}
 			return;
 		}
-		frm.add_custom_button(__("Restore"), () =>
-			frappe.call({
-				method: "frappe.core.doctype.deleted_document.deleted_document.restore",
-				args: { name: frm.doc.name },
-				callback: () => frm.reload_doc(),
-			}),
-		);
+		frm.add_custom_button(__("Restore"), () => {
+			// a refusal (name taken, restored already) is shown by frappe.call itself, once
+			frappe
+				.call({
+					method: "frappe.core.doctype.deleted_document.deleted_document.restore",
+					args: { name: frm.doc.name },
+					callback: () => frm.reload_doc(),
+				})
+				.catch(() => {});
+		});
 	},
 });
