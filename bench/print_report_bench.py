@@ -98,7 +98,7 @@ async def bench_report(site: Site, rounds: int) -> None:
                                                    "points": {"$sum": "$penalty_points"}}}, {"$sort": {"points": -1}}]
 
         async def raw() -> Any:
-            return await coll.aggregate(pipeline).to_list(None)
+            return await (await coll.aggregate(pipeline)).to_list(None)
 
         engine_s, rows = await timed(engine, rounds)
         raw_s, raw_rows = await timed(raw, rounds)

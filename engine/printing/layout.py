@@ -25,7 +25,8 @@ STANDARD = """<h1 class="print-title">{{ title }}</h1>
 {% if subtitle %}<p class="print-subtitle">{{ subtitle }}</p>{% endif %}
 {% for section in sections %}<section class="print-section">
 {% if section.label %}<h2>{{ section.label }}</h2>{% endif %}
-<div class="print-columns">{% for column in section.columns %}<div class="print-column">
+<div class="print-columns{% if section.columns|length > 1 %} multi{% endif %}">
+{% for column in section.columns %}<div class="print-column">
 {% for item in column %}{% if item.table %}<div class="print-table"><h3>{{ item.label }}</h3>
 <table><thead><tr>{% for head in item.table.headers %}<th>{{ head }}</th>{% endfor %}</tr></thead>
 <tbody>{% for row in item.table.rows %}<tr>{% for cell in row %}<td>{{ cell }}</td>{% endfor %}</tr>{% endfor %}

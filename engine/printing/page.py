@@ -23,12 +23,14 @@ if TYPE_CHECKING:
 
 STANDARD = "Standard"
 NO_LETTERHEAD = "No Letterhead"
+# (a section of one column is laid out as a plain block: WeasyPrint lays a long table out about twice
+# as slowly inside a flex item)
 BASE_CSS = """
 @page { size: A4; margin: 18mm 15mm; }
 body { font-family: "DejaVu Sans", "Liberation Sans", Arial, sans-serif; font-size: 10pt; color: #111; }
 .print-title { font-size: 16pt; margin: 0 0 2pt; } .print-subtitle { color: #555; margin: 0 0 10pt; }
 .print-section h2 { font-size: 12pt; border-bottom: 1px solid #ccc; margin: 12pt 0 6pt; }
-.print-columns { display: flex; gap: 16pt; } .print-column { flex: 1; }
+.print-columns.multi { display: flex; gap: 16pt; } .multi > .print-column { flex: 1; }
 .print-field { margin: 0 0 5pt; } .print-label { display: block; color: #666; font-size: 8.5pt; }
 .print-table table { width: 100%; border-collapse: collapse; }
 .print-table th, .print-table td { border: 1px solid #ccc; padding: 3pt 4pt; text-align: left; }

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from engine.context import Context
 
-MAX_HTML = 3_000_000
+MAX_HTML = 1_000_000  # characters: about 10,000 table rows, minutes of layout on a busy machine
 MAX_FILES = 20
 MAX_FILE_BYTES = 10 * 1024 * 1024
 BASE_URL = "http://print.invalid/"  # relative URLs resolve here and nowhere real

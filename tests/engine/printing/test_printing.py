@@ -171,3 +171,31 @@ def test_fetcher_refuses_everything_but_data_and_site_files() -> None:
         with pytest.raises(ValueError):
             fetcher(url)
     assert len(fetcher.refused) == 4
+
+
+async def test_pdf_reads_the_sites_own_files(ctx: Context) -> None:
+    from engine.files.upload import upload_file
+    from engine.printing.pdf import local_files
+
+    png = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                        "1f15c4890000000d49444154789c6360f8ff3f0005fe02fea7d605bb0000000049454e44ae426082")
+    async with unit_of_work(ctx):
+        public = await upload_file(ctx, content=png, file_name="logo.png", is_private=0)
+        private = await upload_file(ctx, content=b"secret", file_name="secret.txt", is_private=1)
+    page = (f"<img src='{public.file_url}'><img src=\"http://elsewhere.example{public.file_url}\">"
+            f"<a href='{private.file_url}'>x</a><img src='/files/missing.png'>")
+    found = await local_files(ctx, page)
+    assert found[str(public.file_url)] == (png, "image/png") and str(private.file_url) in found
+    assert "/files/missing.png" not in found
+    reader = await _user(ctx, "reader@example.com", ["Test Reader"])
+    assert str(private.file_url) not in await local_files(reader, page)  # the caller's read right decides
+    pdf = await to_pdf(ctx, f"<p>With logo</p><img src='{public.file_url}'>")
+    assert pdf.startswith(b"%PDF") and "/Image" in pdf.decode("latin-1")
+
+
+async def test_an_over_long_page_is_refused_before_rendering(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.printing import pdf as pdf_module
+
+    monkeypatch.setattr(pdf_module, "MAX_HTML", 5000)
+    with pytest.raises(exc.ValidationError, match="too long to print"):
+        await to_pdf(ctx, "<p>row</p>" * 1000)
