@@ -29,6 +29,7 @@ import { amendDoc, cancelDoc, deleteForm, duplicateDoc, newForm, reloadForm, sub
 import { useDocWatch } from "./doc_watch.js";
 import { takeDraft } from "./drafts.js";
 import { buildLayout, FormLayout } from "./layout.js";
+import { FormPanel } from "./panels.js";
 import { openPrint } from "./print.js";
 import { saveForm } from "./save.js";
 import { FormSidebar, refreshDocinfo } from "./sidebar.js";
@@ -247,6 +248,7 @@ function FormPage({ frm }) {
 				save();
 			}}>
 				<${FormLayout} frm=${frm} layout=${layout} />
+				<${FormPanel} frm=${frm} />
 			</form>
 			<${FormSidebar} frm=${frm} />
 		</div>
