@@ -159,3 +159,12 @@ def test_restart_policies(compose: dict[str, Any]) -> None:
     for name, service in compose["services"].items():
         assert service.get("restart") in ("always", "unless-stopped"), \
             f"{name} needs a restart policy that brings it back after a crash or an outage"
+
+
+def test_mail_goes_to_the_development_sink_unless_set(raw: dict[str, Any], compose: dict[str, Any]) -> None:
+    mail = compose["services"]["mail"]
+    assert mail["image"].startswith("axllent/mailpit:") and {"1025:1025", "8025:8025"} <= set(mail["ports"])
+    for name in FW_SERVICES:
+        assert compose["services"][name]["environment"]["FW_SMTP_URL"] == "smtp://mail:1025", name
+    own = interpolate(raw, {"FW_ADMIN_PASSWORD": "x", "FW_SMTP_URL": "smtp://u:p@mail.example.com:587?tls=1"})
+    assert own["services"]["web"]["environment"]["FW_SMTP_URL"] == "smtp://u:p@mail.example.com:587?tls=1"
