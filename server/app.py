@@ -25,8 +25,7 @@ from engine.settings import Settings, get_settings
 from engine.site import Site
 from engine.wiring import open_site
 from server import access_log, errors, openapi, realtime
-from server.desk import DeskAssets
-from server.desk import printview
+from server.desk import DeskAssets, printview
 from server.desk import routes as desk
 from server.middleware import EdgeMiddleware
 from server.routes import files, method, resource, v2
