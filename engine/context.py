@@ -108,16 +108,26 @@ async def run_read(ctx: Context, fn: Callable[[], Awaitable[Any]]) -> Any:
     """Run `fn`, which only reads, outside a unit of work: run again while the database fails over,
     and a driver error that remains becomes an engine exception, as `run_in_unit_of_work` does."""
     try:
+        return await read_with_retry(ctx.db, fn)
+    except Exception as e:
+        _raise_final(e)
+
+
+async def read_with_retry(database: db.Database, fn: Callable[[], Awaitable[Any]]) -> Any:
+    """`run_read` before there is a context: the reads that identify a request's caller (session or
+    API key, roles) wait out a failover within the same budget as the unit of work that follows. An
+    error that remains is raised as it is (server/errors.py words a driver's in the caller's language)."""
+    try:
         return await fn()
     except Exception as e:
-        retry = db.Retry(ctx.db)
+        retry = db.Retry(database)
         error = e
     while await retry.again(error):
         try:
             return await fn()
         except Exception as e:
             error = e
-    _raise_final(error)
+    raise error
 
 
 def _raise_final(error: Exception) -> NoReturn:

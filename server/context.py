@@ -13,7 +13,7 @@ from starlette.types import Scope
 
 from engine import auth
 from engine import exceptions as exc
-from engine.context import Context
+from engine.context import Context, read_with_retry
 from engine.site import Site
 from engine.translation import _, languages
 from server.params import client_ip, csrf_form_token, form_dict, raw_header
@@ -139,9 +139,14 @@ async def context_for(request: Request) -> Context:
     if existing is not None:
         return existing
     site = site_of(request)
-    caller = await identify(request, site)
-    await site.meta.refresh_if_stale()  # another process's Custom Field: at most one tiny read a second
-    roles, language = await site.user_info(caller.user)
+
+    async def who() -> tuple[Caller, frozenset[str], str | None]:
+        found = await identify(request, site)
+        await site.meta.refresh_if_stale()  # another process's Custom Field: at most one tiny read a second
+        return found, *await site.user_info(found.user)
+
+    # read again while the database fails over, as the request's unit of work will be
+    caller, roles, language = await read_with_retry(site.db, who)
     if caller.user != "Guest" and roles == GUEST_ONLY:  # the user was disabled or deleted
         caller = Caller("Guest", session_expired=caller.session is not None)
     scope[_CALLER] = caller

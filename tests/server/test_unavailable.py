@@ -22,7 +22,7 @@ from engine.jobs import outbox, queue
 from engine.mongod import embedded
 from engine.query.listing import count, get_all
 from engine.site import Site
-from tests.server.conftest import ApiUser
+from tests.server.conftest import ApiUser, make_user
 from tests.support.redis_server import _free_port
 
 NOT_WRITABLE_PRIMARY = 10107
@@ -119,3 +119,22 @@ async def test_job_status_and_enqueue_answer_503_while_redis_is_away(client: htt
     assert await get_all(ctx, "Test Note", pluck="title") == ["kept"]
     assert [row["job_id"] for row in await ctx.db.collection(outbox.COLLECTION).find({}).to_list(None)] == [
         later.json()["message"]]
+
+
+async def test_the_callers_identification_waits_out_a_failover(client: httpx.AsyncClient, ctx: Context,
+                                                               mongod: embedded.EmbeddedMongo) -> None:
+    """The reads before a request's unit of work (here the API key's lookup, not cached yet) are read
+    again within the retry budget, as the unit itself is: a request arriving during an election with
+    its credentials' cache expired waits for the new primary instead of answering 503 (issue 29 item 6)."""
+    user = await make_user(ctx, "elected@example.com", ["System Manager"])
+    admin = pymongo.MongoClient(mongod.url, directConnection=True).admin
+    # the driver reads once more by itself; the next two failures are fw's to wait out
+    admin.command("configureFailPoint", "failCommand", mode={"times": 4},
+                  data={"failCommands": ["find"], "errorCode": NOT_WRITABLE_PRIMARY})
+    try:
+        r = await client.get("/api/method/fw.auth.get_logged_user", headers=user.token)
+    finally:
+        admin.command("configureFailPoint", "failCommand", mode="off")
+        admin.client.close()
+    assert r.status_code == 200, r.text
+    assert r.json()["message"] == user.email
