@@ -6,9 +6,10 @@ Loads ROWS `Bench Record` documents and FILE_MB of file content (random bytes, s
 in fw's 255 KiB chunks), then times `backup_site` (snapshot read, gzip, SHA-256, manifest) and
 `restore_site` into a second database (checks, raw inserts, indexes; its migrate is timed apart),
 and, as the baseline, PyMongo doing the least a copy must: `find_raw_batches` of every collection
-into plain files, and those files back with `insert_many` of raw documents (no compression,
-checksums or indexes). The mongodump/mongorestore tools are not installable here (no package on
-this machine's registries), so the ratio is to that raw copy. It prints documents/s and MB/s (of
+into plain files (and into gzip files at fw's level, what `mongodump --gzip` does), and those files
+back with `insert_many` of raw documents (no compression, checksums or indexes). The
+mongodump/mongorestore tools are not installable here (no package on this machine's registries),
+so the ratio is to that raw copy. It prints documents/s and MB/s (of
 BSON, as the database holds it) and the peak resident memory each step added, sampled every 20 ms.
 """
 
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gzip
 import os
 import shutil
 import sys
@@ -38,6 +40,7 @@ from engine.files import storage  # noqa: E402
 from engine.migrate import migrate  # noqa: E402
 from engine.mongod import embedded  # noqa: E402
 from engine.operations.backup import backup_site  # noqa: E402
+from engine.operations.layout import COMPRESS_LEVEL  # noqa: E402
 from engine.operations.restore import restore_site  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from engine.site import Site  # noqa: E402
@@ -105,10 +108,11 @@ async def bson_bytes(database: db.Database) -> tuple[int, int]:
     return documents, size
 
 
-async def raw_dump(database: db.Database, folder: Path) -> None:
+async def raw_dump(database: db.Database, folder: Path, *, compress: bool = False) -> None:
     folder.mkdir(parents=True)
     for name in await database.handle.list_collection_names():
-        with (folder / f"{name}.bson").open("wb") as f:
+        path = folder / f"{name}.bson"
+        with (gzip.open(path, "wb", compresslevel=COMPRESS_LEVEL) if compress else path.open("wb")) as f:
             async for batch in database.handle[name].find_raw_batches({}, batch_size=2000):
                 await asyncio.to_thread(f.write, batch)
 
@@ -155,6 +159,12 @@ async def main(rows: int, file_mb: int) -> None:
             seconds = time.perf_counter() - started
         results.append(("raw PyMongo dump (no gzip)", seconds, memory[0], ""))
 
+        async with peak_memory() as memory:
+            started = time.perf_counter()
+            await raw_dump(site.db, data_dir / "raw-gzip", compress=True)
+            seconds = time.perf_counter() - started
+        results.append(("raw PyMongo dump, gzip (as mongodump --gzip)", seconds, memory[0], ""))
+
         target = Site(settings, db.connect(mongod.url, "fw_bench_restore"), registry)
         await target.db.drop()
         async with peak_memory() as memory:
@@ -172,12 +182,12 @@ async def main(rows: int, file_mb: int) -> None:
             seconds = time.perf_counter() - started
         results.append(("raw PyMongo load (no indexes)", seconds, memory[0], ""))
 
-        print(f"\n{'step':40} {'seconds':>8} {'documents/s':>12} {'MB/s':>7} {'peak RSS +MB':>13}")
+        print(f"\n{'step':46} {'seconds':>8} {'documents/s':>12} {'MB/s':>7} {'peak RSS +MB':>13}")
         for label, seconds, memory_bytes, note in results:
-            print(f"{label:40} {seconds:8.1f} {documents / seconds:12,.0f} {size / 1e6 / seconds:7.1f} "
+            print(f"{label:46} {seconds:8.1f} {documents / seconds:12,.0f} {size / 1e6 / seconds:7.1f} "
                   f"{memory_bytes / 1e6:13.0f}  {note}")
-        print(f"\nbackup / raw dump time: {results[0][1] / results[1][1]:.2f}; "
-              f"restore / raw load time: {results[2][1] / results[3][1]:.2f}")
+        print(f"\nbackup / raw dump time: {results[0][1] / results[1][1]:.2f} (with gzip: "
+              f"{results[0][1] / results[2][1]:.2f}); restore / raw load time: {results[3][1] / results[4][1]:.2f}")
         for database in (site.db, target.db, copy):
             await database.drop()
             await database.close()
