@@ -190,6 +190,7 @@ export async function saveDoc(doc) {
 	const isNew = Boolean(doc.__islocal);
 	const data = wireDoc(doc);
 	if (isNew) delete data.name;
+	if (isNew && doc.__newname) data.name = String(doc.__newname).trim(); // a name the user typed (autoname Prompt)
 	const body = await call(isNew ? "fw.client.insert" : "fw.client.save", { doc: data });
 	return body.message;
 }

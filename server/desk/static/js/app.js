@@ -21,6 +21,7 @@ export function refusal(route) {
 	if (route.kind === "list" && !hasRight(route.doctype, "read")) return "not-permitted";
 	if (route.kind === "form" && route.isNew && !hasRight(route.doctype, "create")) return "not-permitted";
 	if (route.kind === "form" && !route.isNew && !hasRight(route.doctype, "read")) return "not-permitted";
+	if (route.kind === "customize-form" && !hasRight("Property Setter", "write")) return "not-permitted";
 	if (route.kind === "query-report") {
 		const known = (boot.sidebar || []).some((s) => s.items.some((i) => i.type === "report" && i.name === route.report));
 		if (!known) return "not-permitted";

@@ -7,6 +7,7 @@
 //   /app/<slug>/<name>            {kind: "form", doctype, name}
 //   /app/<slug>/view/report[/<Report>]  {kind: "report-view", doctype, report} (the Report Builder)
 //   /app/query-report/<Report>    {kind: "query-report", report}
+//   /app/customize-form           {kind: "customize-form", doctype} (`?doc_type=<DocType>`)
 //   anything else under /app      {kind: "not-found"}
 // `doctypeForSlug(segment)` and `isSingle(doctype)` come from the boot.
 
@@ -61,6 +62,9 @@ export function parseRoute(pathname, search, { doctypeForSlug, isSingle }) {
 	const parts = path.slice(APP.length + 1).split("/").map(decode);
 	if (parts[0] === "query-report") {
 		return parts.length === 2 && parts[1] ? { kind: "query-report", report: parts[1] } : { kind: "not-found" };
+	}
+	if (parts[0] === "customize-form" && parts.length === 1) {
+		return { kind: "customize-form", doctype: new URLSearchParams(search || "").get("doc_type") || null };
 	}
 	const doctype = doctypeForSlug(parts[0]);
 	if (doctype && parts[1] === "view" && parts[2] === "report" && parts.length <= 4 && !isSingle(doctype)) {

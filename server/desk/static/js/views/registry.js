@@ -16,3 +16,4 @@ registerView("list", () => import("./list/list_view.js"));
 registerView("form", () => import("./form/form_view.js"));
 registerView("query-report", () => import("./report/report_view.js"));
 registerView("report-view", () => import("./report_builder/report_builder_view.js"));
+registerView("customize-form", () => import("./customize/customize_form.js"));

@@ -26,6 +26,8 @@ import { createForm } from "../../form/create.js";
 import { leaveForm, setCurrentForm } from "../../form/current.js";
 import { offeredActions } from "./actions.js";
 import { amendDoc, cancelDoc, deleteForm, duplicateDoc, newForm, reloadForm, submitDoc, workflowAction } from "./doc_actions.js";
+import { lockDefinitionForm } from "./doctype_lock.js";
+import { NewName } from "./new_name.js";
 import { useDocWatch } from "./doc_watch.js";
 import { takeDraft } from "./drafts.js";
 import { buildLayout, FormLayout } from "./layout.js";
@@ -84,6 +86,7 @@ export default function FormView({ route }) {
 			}
 			const restored = restoreStash(doc);
 			const frm = createForm(meta, doc, { docinfo, onSave: (form, action) => runAction(form, action), onReload: reload });
+			lockDefinitionForm(frm);
 			setCurrentForm(frm);
 			await runEvent(frm, "setup");
 			await runEvent(frm, "onload");
@@ -247,6 +250,7 @@ function FormPage({ frm }) {
 				e.preventDefault();
 				save();
 			}}>
+				<${NewName} frm=${frm} />
 				<${FormLayout} frm=${frm} layout=${layout} />
 				<${FormPanel} frm=${frm} />
 			</form>
