@@ -84,7 +84,9 @@ async def _letter_head(ctx: Context, name: str | None) -> dict[str, Any] | None:
         return None
     if name:
         return await _record(ctx, "Letter Head", name)
-    found = await get_value(ctx, "Letter Head", {"is_default": 1}, ["*"], as_dict=True)
+    # several marked default: the one changed last wins (as it does in the Desk's choice)
+    found = await get_value(ctx, "Letter Head", {"is_default": 1, "disabled": 0}, ["*"], as_dict=True,
+                            order_by="modified desc")
     return dict(found) if found else None
 
 
