@@ -116,7 +116,7 @@ async def backup_site(site: Site, *, output_dir: Path | None = None, encrypt: bo
     try:
         partial.mkdir()
         documents = await _write_collections(site, partial, manifest, key_bytes, progress)
-        (partial / "fw-backup.json").write_text(manifest.to_json(), encoding="utf-8")
+        (partial / "fw-backup.json").write_text(manifest.to_json(key_bytes), encoding="utf-8")
         partial.rename(target)
     except OSError as e:
         shutil.rmtree(partial, ignore_errors=True)

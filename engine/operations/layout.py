@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
+import hmac
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -70,9 +71,10 @@ class Manifest:
     key_check: str | None
     collections: list[CollectionEntry] = field(default_factory=list)
     files: dict[str, dict[str, Any]] = field(default_factory=dict)  # path -> {"sha256", "bytes"}
+    mac: str | None = None  # an encrypted backup's signature of the rest (`manifest_mac`)
 
-    def to_json(self) -> str:
-        return json.dumps({
+    def body(self) -> dict[str, Any]:
+        return {
             "format": FORMAT, "site": self.site, "database": self.database, "created": self.created,
             "fw_version": self.fw_version, "apps": self.apps,
             "cluster_time": {"t": self.cluster_time[0], "i": self.cluster_time[1]} if self.cluster_time else None,
@@ -80,7 +82,15 @@ class Manifest:
             "collections": [{"name": c.name, "count": c.count, "data": c.data, "metadata": c.metadata}
                             for c in self.collections],
             "files": self.files,
-        }, indent=1)
+        }
+
+    def to_json(self, key: bytes | None = None) -> str:
+        """The manifest; with the encryption key, signed (`mac`), so that not even a whole file can be
+        left out of an encrypted backup unnoticed."""
+        body = self.body()
+        if key is not None:
+            body["mac"] = manifest_mac(key, body)
+        return json.dumps(body, indent=1)
 
     @classmethod
     def read(cls, backup: Path) -> Manifest:
@@ -96,11 +106,18 @@ class Manifest:
                 encrypted=bool(raw["encrypted"]), key_check=raw.get("key_check"),
                 collections=[CollectionEntry(c["name"], int(c["count"]), c["data"], c["metadata"])
                              for c in raw["collections"]],
-                files={str(k): dict(v) for k, v in raw["files"].items()})
+                files={str(k): dict(v) for k, v in raw["files"].items()}, mac=raw.get("mac"))
         except FileNotFoundError:
             raise exc.ValidationError(f"{backup} is not an fw backup: it has no {MANIFEST}.") from None
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
             raise exc.ValidationError(f"{path} is damaged ({e}); restore another backup.") from None
+
+
+def manifest_mac(key: bytes, body: dict[str, Any]) -> str:
+    """HMAC-SHA256 of the manifest's fields (but `mac`), keyed by a key derived from the backup key."""
+    mac_key = hmac.new(key, b"fw backup manifest", hashlib.sha256).digest()
+    text = json.dumps({k: v for k, v in body.items() if k != "mac"}, sort_keys=True, separators=(",", ":"))
+    return hmac.new(mac_key, text.encode(), hashlib.sha256).hexdigest()
 
 
 class HashingWriter:

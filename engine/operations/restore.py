@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hmac
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ from engine.constants import STANDARD_USERS, STATE_COLLECTION
 from engine.db import snapshot
 from engine.migrate import LOCK_ID, migrate
 from engine.operations.crypto import BackupFileError, key_check, parse_key
-from engine.operations.layout import Manifest, file_sha256, open_backup_file
+from engine.operations.layout import Manifest, file_sha256, manifest_mac, open_backup_file
 
 if TYPE_CHECKING:
     from engine.site import Site
@@ -57,8 +58,12 @@ def verify_backup(path: Path, key: str | None = None) -> Manifest:
         if not key:
             raise exc.ConfigurationError(f"{path} is encrypted: set FW_BACKUP_ENCRYPTION_KEY to the key of the "
                                          "site that made it (printed when it was generated, kept in its .env).")
-        if key_check(parse_key(key)) != manifest.key_check:
+        key_bytes = parse_key(key)
+        if key_check(key_bytes) != manifest.key_check:
             raise exc.ConfigurationError(f"FW_BACKUP_ENCRYPTION_KEY is not the key {path} was encrypted with.")
+        if manifest.mac is None or not hmac.compare_digest(manifest.mac, manifest_mac(key_bytes, manifest.body())):
+            raise exc.ValidationError(f"{path / 'fw-backup.json'} was altered (its signature does not match). "
+                                      "Restore another backup.")
     for entry in manifest.collections:
         for name in (entry.data, entry.metadata):
             if name not in manifest.files:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import io
+import json
 import os
 import uuid
 from pathlib import Path
@@ -16,7 +17,7 @@ from engine.apps.registry import AppRegistry
 from engine.operations import crypto
 from engine.operations.backup import backup_site
 from engine.operations.keys import ensure_key
-from engine.operations.restore import restore_site
+from engine.operations.restore import restore_site, verify_backup
 from engine.settings import Settings
 from engine.site import Site
 from tests.engine.operations.support import other_site, populate, raw_database
@@ -130,3 +131,21 @@ async def test_an_encrypted_backup_restores_with_its_key_only(site: Site, settin
         restored = await raw_database(target)
         users = target.meta.get("User").collection
         assert restored[users]["documents"] == (await raw_database(site))[users]["documents"]
+
+
+async def test_an_encrypted_backup_missing_a_whole_collection_is_refused(site: Site, tmp_path: Path) -> None:
+    await populate(site.context())
+    key = crypto.new_key()
+    result = await backup_site(site, output_dir=tmp_path, encrypt=True, key=key)
+    manifest_path = result.path / "fw-backup.json"
+    manifest = json.loads(manifest_path.read_text())
+    assert len(manifest["mac"]) == 64
+    dropped = next(c for c in manifest["collections"] if c["name"] == "user")
+    manifest["collections"].remove(dropped)
+    for name in (dropped["data"], dropped["metadata"]):
+        del manifest["files"][name]
+        (result.path / name).unlink()
+    manifest_path.write_text(json.dumps(manifest))
+    with pytest.raises(exc.ValidationError) as refused:
+        verify_backup(result.path, key)
+    assert "fw-backup.json was altered" in refused.value.message
