@@ -18,7 +18,7 @@ from engine import exceptions as exc
 from engine import realtime
 from engine.context import Context, run_in_unit_of_work
 from engine.dataimport.mapping import Column, map_columns
-from engine.dataimport.preview import UPDATE, LinkCheck, mandatory_problems
+from engine.dataimport.preview import UPDATE, mandatory_problems
 from engine.dataimport.reader import Sheet
 from engine.dataimport.rows import Payload, payloads
 from engine.documents import store
@@ -93,7 +93,7 @@ async def _log(ctx: Context, options: Options, index: int, payload: Payload, *, 
     await new_doc(ctx, LOG, data_import=options.data_import, log_index=index, success=0 if messages else 1,
                   row_indexes=orjson.dumps(payload.rows).decode(), docname=docname,
                   messages=orjson.dumps(messages).decode() if messages else None,
-                  exception=exception).insert(ignore_permissions=True)
+                  exception=exception).insert(ignore_permissions=True, ignore_links=True)  # its import exists
 
 
 async def run(ctx: Context, sheet: Sheet, total: int, options: Options, progress: Progress | None = None
@@ -107,12 +107,8 @@ async def run(ctx: Context, sheet: Sheet, total: int, options: Options, progress
             continue
         row_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)  # its own transaction, not the job's
         row_ctx.flags["mute_emails"] = options.mute_emails
+        # Links are the lifecycle's to check (its error names the field, which names the column)
         problems = payload.problems + mandatory_problems(meta, payload, columns, options.import_type)
-        if not problems:
-            links = LinkCheck(row_ctx)
-            links.add(meta, payload, columns)
-            await links.flush()
-            problems = links.problems
         docname = None
         exception = None
         if not problems:
