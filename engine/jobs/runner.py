@@ -52,6 +52,9 @@ async def execute(site: Site, payload: JobPayload, attempt: int = 1) -> Any:
 
     `attempt` is the queue's try number: above 1, an earlier attempt's worker stopped mid-run.
     """
+    # another process's meta change (a Custom Field, a doctype the DocType editor saved): a job sees
+    # the definitions in force, as a request does (one tiny read per meta_check_interval)
+    await site.meta.refresh_if_stale()
     ctx = Context(site, payload.user, lang=payload.lang)
     fn = resolve(payload.method)
     log_name = await job_log.start(site, payload, attempt)

@@ -7,6 +7,7 @@ file written; without developer mode a DocType cannot be saved (403 saying why).
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -15,11 +16,16 @@ import httpx
 import pytest
 
 from engine import auth, db
+from engine.context import Context
+from engine.core.doctype_editor import definition_path
+from engine.jobs import runner
+from engine.jobs.payload import JobPayload
 from engine.migrate import migrate
+from engine.query.listing import count
 from engine.settings import Settings
 from engine.site import Site
 from server.app import create_app
-from tests.engine.temp_apps import FULL, temp_registry, temp_site
+from tests.engine.temp_apps import FULL, doctype_json, forget_apps, temp_registry, temp_site, unique, write_app
 from tests.server.helpers import ok, refused
 
 BOOK = "Editor Book"
@@ -36,6 +42,11 @@ def book(**extra: Any) -> dict[str, Any]:
         "indexes": [{"fields": ["pages", "title"]}]}
     data.update(extra)
     return data
+
+
+async def count_books(ctx: Context) -> int:
+    """A job: how many Editor Books there are (the worker's meta must know the doctype)."""
+    return await count(ctx, BOOK)
 
 
 class Editor:
@@ -98,8 +109,12 @@ async def test_a_new_doctype_is_written_and_works_at_once(editor: Editor, settin
     assert ok(await c.get("/api/resource/Module Def/Library", headers=token))["data"]["custom"] == 1
 
     # the other process re-reads the definitions at its next meta check (the bus tells it at once)
-    other.meta.mark_stale()
-    await other.meta.refresh_if_stale()
+    # a job in the other process (a worker) sees it: the runner checks the meta version first
+    other.meta._checked_at = time.monotonic() + 3600  # as if just checked: only a new version re-reads
+    other.meta.mark_stale()  # what the cache bus does on the announcement
+    payload = JobPayload(site=other.settings.db_name, user="Administrator", lang="en",
+                         method="tests.server.test_doctype_editor.count_books")
+    assert await runner.execute(other, payload) == 1
     assert other.meta.exists(BOOK) and other.meta.get(BOOK).by_name["pages"].fieldtype == "Int"
 
     # editing: a field added, one relabelled; the file follows, stored data stays
@@ -147,3 +162,22 @@ async def test_without_developer_mode_a_doctype_is_read_only(locked: Editor) -> 
     assert "FW_DEVELOPER_MODE" in json.dumps(body)
     assert not (locked.folder / "editor_book.json").exists()
     assert not locked.site.meta.exists(BOOK)
+
+
+def test_a_new_doctype_of_an_apps_module_is_written_into_the_app(tmp_path: Path) -> None:
+    app_name = unique("edapp")
+    apps_dir, folder = tmp_path / "apps", tmp_path / "doctype_json"
+    write_app(apps_dir, app_name, "", {
+        "doctype/__init__.py": "", "doctype/ed_thing/__init__.py": "",
+        "doctype/ed_thing/ed_thing.json": doctype_json("Ed Thing", [
+            {"fieldname": "title", "fieldtype": "Data", "label": "Title"}], module="Ed Module")})
+    try:
+        registry = temp_registry(apps_dir, [app_name], folder)
+        app = registry.apps[0]
+        assert definition_path(registry, "Ed Gadget", "Ed Module", folder) == (
+            app.path / "doctype" / "ed_gadget" / "ed_gadget.json")
+        assert definition_path(registry, "Ed Gadget", "Site Things", folder) == folder / "ed_gadget.json"
+        # an existing doctype stays in its own file
+        assert definition_path(registry, "Ed Thing", "Site Things", folder) == Path(registry.doctype_source["Ed Thing"])
+    finally:
+        forget_apps(apps_dir, [app_name])

@@ -26,6 +26,9 @@ test("unknown paths are not found", () => {
 	assert.equal(parseRoute("/app/no-such-thing", "", ctx).kind, "not-found");
 	assert.equal(parseRoute("/app/employee/a/b", "", ctx).kind, "not-found");
 	assert.equal(parseRoute("/app/query-report", "", ctx).kind, "not-found");
+	assert.deepEqual(parseRoute("/app/customize-form", "?doc_type=Warehouse%20Violation", ctx), {
+		kind: "customize-form", doctype: "Warehouse Violation" });
+	assert.deepEqual(parseRoute("/app/customize-form", "", ctx), { kind: "customize-form", doctype: null });
 	assert.equal(parseRoute("/elsewhere", "", ctx).kind, "not-found");
 	assert.equal(parseRoute("/app/employee/%E0%A4%A", "", ctx).name, "%E0%A4%A"); // a bad escape stays as typed
 });
