@@ -90,7 +90,9 @@ class _Source(BaseLoader):
 
 
 def _environment(name: str, source: str) -> _PrintEnvironment:
-    env = _PrintEnvironment(autoescape=True, undefined=StrictUndefined, loader=_Source(name, source))
+    # an empty field prints as nothing, not "None"
+    env = _PrintEnvironment(autoescape=True, undefined=StrictUndefined, loader=_Source(name, source),
+                            finalize=lambda value: "" if value is None else value)
     budget = _Budget()
     # Jinja's defaults but `lipsum` (unbounded text) and a `range` that counts
     env.globals = {"range": budget.range, "_": _, "dict": dict, "cycler": Cycler, "joiner": Joiner,

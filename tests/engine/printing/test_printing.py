@@ -199,3 +199,7 @@ async def test_an_over_long_page_is_refused_before_rendering(ctx: Context, monke
     monkeypatch.setattr(pdf_module, "MAX_HTML", 5000)
     with pytest.raises(exc.ValidationError, match="too long to print"):
         await to_pdf(ctx, "<p>row</p>" * 1000)
+
+
+def test_an_empty_value_prints_as_nothing() -> None:
+    assert render_module.render("Empty", "[{{ empty }}][{{ zero }}]", {"empty": None, "zero": 0}) == "[][0]"
