@@ -43,8 +43,11 @@ async def outgoing(site: Site) -> SmtpConfig | None:
 
 
 async def default_sender(site: Site) -> str:
-    config = await outgoing(site)
-    return (config.sender if config else None) or site.settings.mail_sender or FALLBACK_SENDER
+    """The From of mail that names none (no password is decrypted for it: `sendmail` runs in requests)."""
+    record = await store.collection_of(site, DOCTYPE).find_one(
+        {"enable_outgoing": 1, "default_outgoing": 1, "smtp_server": {"$nin": [None, ""]}}, {"email_id": 1},
+        sort=[("modified", -1)])
+    return (record or {}).get("email_id") or site.settings.mail_sender or FALLBACK_SENDER
 
 
 def warn_unconfigured(site: Site) -> None:

@@ -221,3 +221,26 @@ async def test_hostile_or_bad_input_is_refused_and_stores_nothing(
         await fw.sendmail(ctx, call.pop("recipients"), call.pop("subject"), call.pop("message"), **call)
     assert caught.value.field == field
     assert await store.collection_of(mail_site, "Email Queue").count_documents({}) == 0
+
+
+async def test_the_default_outgoing_email_account_wins_over_the_setting(mail_site: Site,
+                                                                        smtp_server: SmtpSink) -> None:
+    ctx = mail_site.context("Administrator")
+    mail_site.settings = mail_site.settings.model_copy(update={"smtp_url": "smtp://127.0.0.1:1"})  # nobody there
+    async with unit_of_work(ctx):
+        for name in ("First", "Second"):
+            await new_doc(ctx, "Email Account", email_account_name=name, email_id=f"{name.lower()}@example.com",
+                          enable_outgoing=1, default_outgoing=1, smtp_server="127.0.0.1",
+                          smtp_port=smtp_server.port).insert()
+    defaults = await store.collection_of(mail_site, "Email Account").find({"default_outgoing": 1}).to_list(None)
+    assert [d["_id"] for d in defaults] == ["Second"]  # one default: the last one set
+    name = await fw.sendmail(ctx, "ann@example.com", "Through the account", "x")
+    [mail] = await smtp_server.wait_for(1)
+    assert mail.mail_from == "second@example.com" and mail.message["From"] == "second@example.com"
+    assert (await wait_status(mail_site, name, "Sent"))["sender"] == "second@example.com"
+    with pytest.raises(exc.MandatoryError, match="SMTP Server"):
+        await new_doc(ctx, "Email Account", email_account_name="Bad", email_id="bad@example.com",
+                      enable_outgoing=1).insert()
+    with pytest.raises(exc.ValidationError, match="not a valid email address"):
+        await new_doc(ctx, "Email Account", email_account_name="Bad", email_id="bad\r\nBcc: x@example.com",
+                      smtp_server="x").insert()
