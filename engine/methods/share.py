@@ -18,6 +18,7 @@ from engine.documents import store
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.methods.args import bool_arg
+from engine.notifications.log import notify as notify_users
 from engine.permissions import user_access
 from engine.translation import _
 
@@ -66,6 +67,9 @@ async def add(ctx: Context, doctype: str, name: str, user: str | None = None, re
         everyone=int(everyone_flag))
     record.update({"read": 1, **{right: int(wanted) for right, wanted in rights.items()}})
     await record.save(ignore_permissions=True)
+    if bool_arg(notify, "notify") and not everyone_flag and user:  # the bell (and a mail) for who it is shared with
+        await notify_users(ctx, [user], type="Share", document_type=doctype, document_name=name,
+                           subject=_("{0} shared a document {1} {2} with you", ctx.user, _(doctype), name))
     return record.as_dict()
 
 

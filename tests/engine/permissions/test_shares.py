@@ -107,3 +107,13 @@ async def test_a_share_overrides_user_permissions_on_its_document(ctx: Context) 
     assert [r["title"] for r in await get_list(user, "Test Note", fields=["title"])] == ["acme"]
     await share.add(ctx, "Test Note", beta.name, user=user.user)
     assert sorted(r["title"] for r in await get_list(user, "Test Note", fields=["title"])) == ["acme", "beta"]
+
+
+async def test_notify_tells_the_user_in_the_bell(ctx: Context) -> None:
+    first, _second = await two_notes(ctx)
+    user = await user_context(ctx, "told@example.com")
+    await share.add(ctx, "Test Note", first, user=user.user, notify=1)
+    logs = await get_list(ctx, "Notification Log", fields=["for_user", "type", "document_type", "document_name"])
+    assert logs == [{"for_user": user.user, "type": "Share", "document_type": "Test Note", "document_name": first}]
+    await share.add(ctx, "Test Note", first, user=user.user, write=1)  # notify=0: nothing more
+    assert await count(ctx, "Notification Log") == 1
