@@ -57,9 +57,10 @@ async def search_link(ctx: Context, doctype: str, txt: str = "", query: str | No
     """Documents of `doctype` the caller may read whose name, title or search fields contain `txt`.
 
     `filters` (Frappe's dict or list form, or its JSON) narrow the rows; `page_length` (1-100,
-    default 10) caps them; `searchfield` adds a field to search in. `reference_doctype` and
-    `ignore_user_permissions` are accepted for Frappe's clients and change nothing (fw has no User
-    Permission records). Unknown doctype: 404; no read or select right: 403.
+    default 10) caps them; `searchfield` adds a field to search in. The caller's User Permissions
+    apply (through `get_list`): only allowed values are offered. `reference_doctype` and
+    `ignore_user_permissions` are accepted for Frappe's clients and change nothing (a client must not
+    widen what it is offered). Unknown doctype: 404; no read or select right: 403.
     """
     txt = (txt or "").strip()
     if len(txt) > MAX_TXT_LENGTH:
