@@ -15,6 +15,7 @@ scheduler event)."""
 from __future__ import annotations
 
 import logging
+import weakref
 from collections.abc import Mapping
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
@@ -29,11 +30,11 @@ from engine.mail.templates import render_string
 from engine.notifications import log, mail
 from engine.query import listing
 from engine.safe_eval import safe_eval
+from engine.site import Site
 from engine.translation import _
 
 if TYPE_CHECKING:
     from engine.documents.lifecycle import Operation
-    from engine.site import Site
 
 logger = logging.getLogger("fw.notifications")
 DOCTYPE = "Notification"
@@ -73,12 +74,28 @@ async def on_operation(op: Operation) -> None:
     ctx.after_commit(later)
 
 
+# the enabled rules of each doctype, per site, read again whenever the meta registry reloads (a saved
+# or deleted Notification bumps the meta: engine/core/notification.py), which makes `notified` anew
+_rules: weakref.WeakKeyDictionary[Site, tuple[frozenset[str], dict[str, list[dict[str, Any]]]]] = (
+    weakref.WeakKeyDictionary())
+
+
+async def rules_of(ctx: Context, doctype: str) -> list[dict[str, Any]]:
+    loaded = ctx.site.meta.notified
+    kept = _rules.get(ctx.site)
+    if kept is None or kept[0] is not loaded:
+        kept = _rules[ctx.site] = (loaded, {})
+    rules = kept[1].get(doctype)
+    if rules is None:
+        rules = kept[1][doctype] = await store.find(ctx, ctx.meta(DOCTYPE), {"document_type": doctype, "enabled": 1},
+                                                    sort=[("creation", 1)])
+    return rules
+
+
 async def fire(site: Site, user: str, lang: str, doctype: str, values: dict[str, Any], events: tuple[str, ...],
                before: Mapping[str, Any] | None) -> None:
     ctx = site.context(user, lang=lang)
-    rules = await store.find(ctx, ctx.meta(DOCTYPE), {"document_type": doctype, "enabled": 1},
-                             sort=[("creation", 1)])
-    for rule in rules:
+    for rule in await rules_of(ctx, doctype):
         wanted = {FIRES[e] for e in events if e in FIRES and not (e == "on_change" and before is None)}
         if rule.get("event") == "Method":
             if rule.get("method") not in events:

@@ -74,7 +74,10 @@ test("URL filters win over remembered ones, which win over the list script's def
 test("group by: owner and the listed Select and Link fields; a value replaces the field's filter", () => {
 	const meta = { fields: [{ ...status, in_list_view: 1 }, { fieldname: "emp", fieldtype: "Link", options: "Employee" },
 		{ fieldname: "ws", fieldtype: "Link", options: "Workflow State", hidden: 1 }], __workflow: { field: "ws" } };
-	assert.deepEqual(groupByFields(meta).map((f) => f.fieldname), ["owner", "status", "ws"]);
+	assert.deepEqual(groupByFields(meta).map((f) => f.fieldname), ["assigned_to", "owner", "status", "ws"]);
+	// "Assigned To" filters on `_assign`, replacing an earlier choice
+	assert.deepEqual(withGroupFilter([["_assign", "like", "%a@x%"], ["x", "=", 1]], "assigned_to", "b@x"),
+		[["x", "=", 1], ["_assign", "like", "%b@x%"]]);
 	assert.deepEqual(withGroupFilter([["status", "like", "%O%"], ["x", "=", 1]], "status", "Open"), [["x", "=", 1], ["status", "=", "Open"]]);
 	assert.deepEqual(withGroupFilter([], "status", null), [["status", "is", "not set"]]);
 });

@@ -11,6 +11,7 @@ import { currentRoute, onRouteChange } from "./router.js";
 import { AwesomeBar } from "./ui/awesome_bar.js";
 import { LayerHost } from "./ui/host.js";
 import { Menu } from "./ui/menu.js";
+import { Notifications } from "./ui/notifications.js";
 import { showError } from "./ui/messages.js";
 import { NotFound, NotPermitted } from "./ui/page.js";
 import { Sidebar } from "./ui/sidebar.js";
@@ -114,6 +115,7 @@ export function App() {
 			<a class="brand" href="/app">fw</a>
 			<${AwesomeBar} />
 			<div class="navbar-spacer"></div>
+			<${Notifications} />
 			<${Menu} label=${boot.full_name || boot.user} buttonClass="btn btn-link user-menu" items=${[
 				{ label: __("Reload"), onClick: () => location.reload() },
 				{ label: __("Log out"), onClick: logout },

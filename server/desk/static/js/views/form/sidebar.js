@@ -4,6 +4,7 @@
 import { formatDatetime, timeAgo } from "../../format.js";
 import { __ } from "../../i18n.js";
 import { html } from "../../lib/html.js";
+import { Assignments } from "./assignments.js";
 import { Attachments } from "./attachments.js";
 import { fullName, refreshDocinfo } from "./docinfo.js";
 import { Shares } from "./shares.js";
@@ -26,6 +27,7 @@ export function FormSidebar({ frm }) {
 				? html`<p>${__("Last edited by {0}", [name(doc.modified_by)])} · <time datetime=${doc.modified} title=${formatDatetime(doc.modified)}>${timeAgo(doc.modified)}</time></p>`
 				: null}
 		</section>
+		<${Assignments} frm=${frm} fullName=${name} />
 		<${Attachments} frm=${frm} canChange=${canChange} />
 		<${Shares} frm=${frm} />
 		<${Timeline} frm=${frm} fullName=${name} />

@@ -11,10 +11,16 @@ import { html, useEffect, useState } from "../../lib/html.js";
 
 const GROUPABLE = new Set(["Select", "Link"]);
 
-/** The fields to group by: owner first, then the listed, standard-filter or workflow Select/Link fields. */
+// Frappe's "Assigned To" group: the users with an open ToDo on the rows; choosing one filters on `_assign`
+const ASSIGNED_TO = "assigned_to";
+
+/** The fields to group by: "Assigned To" and owner first, then the listed, standard-filter or workflow Select/Link fields. */
 export function groupByFields(meta) {
 	const workflow = meta.__workflow && meta.__workflow.field;
-	const out = [{ fieldname: "owner", label: "Created By", fieldtype: "Link", options: "User" }];
+	const out = [
+		{ fieldname: ASSIGNED_TO, label: "Assigned To", fieldtype: "Link", options: "User" },
+		{ fieldname: "owner", label: "Created By", fieldtype: "Link", options: "User" },
+	];
 	for (const df of meta.fields || []) {
 		if (!df.fieldname || (df.hidden && df.fieldname !== workflow) || !GROUPABLE.has(df.fieldtype)) continue;
 		if (df.in_list_view || df.in_standard_filter || df.fieldname === workflow) out.push(df);
@@ -24,6 +30,7 @@ export function groupByFields(meta) {
 
 /** The filters after choosing `value` of `fieldname` (the field's other conditions replaced). */
 export function withGroupFilter(filters, fieldname, value) {
+	if (fieldname === ASSIGNED_TO) return [...filters.filter((f) => f[0] !== "_assign"), ["_assign", "like", `%${value}%`]];
 	const rest = filters.filter((f) => f[0] !== fieldname);
 	return [...rest, value === null || value === undefined || value === "" ? [fieldname, "is", "not set"] : [fieldname, "=", value]];
 }
