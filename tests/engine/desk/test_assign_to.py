@@ -13,6 +13,8 @@ from engine.desk import assign_to
 from engine.documents import store
 from engine.documents.factory import get_doc, new_doc
 from engine.query import listing
+from engine.site import Site
+from tests.support.smtp import SmtpSink
 from tests.support.users import user_context
 
 
@@ -111,3 +113,14 @@ async def test_closing_a_todo_by_hand_updates_assign(ctx: Context) -> None:
     fresh.title = "Renamed"
     await fresh.save()
     assert await _assigned(ctx, "Test Note", note.name) == [ada.user]
+
+
+async def test_notify_mails_the_assignee_after_the_commit(mail_site: Site, smtp_server: SmtpSink) -> None:
+    ctx = mail_site.context("Administrator")
+    ada = await user_context(ctx, "ada@example.com", "Test Reader", send_welcome_email=0)
+    note = await new_doc(ctx, "Test Note", title="Pallet <7>").insert()
+    await assign_to.add(ctx, "Test Note", note.name, [ada.user], description="Recount", notify=1)
+    [mail] = await smtp_server.wait_for(1)
+    assert mail.rcpt_tos == [ada.user]
+    assert mail.message["Subject"] == "Administrator assigned a new task Test Note Pallet <7> to you"
+    assert "Recount" in mail.body()
