@@ -28,6 +28,7 @@ from engine.context import Context
 from engine.documents.document import Document
 from engine.meta.schema import scrub
 from engine.methods import client
+from engine.notifications import alerts
 from engine.site import Site
 from engine.translation import _
 
@@ -139,7 +140,9 @@ async def run_doc_method(ctx: Context, http_method: str, doctype: str, name: str
     """Run a document method (`doc_method`'s checks) with the request's arguments. Returns the
     document as it stands after the call, and the method's result."""
     doc, info = await doc_method(ctx, http_method, doctype, name, method_name)
-    return doc, await call_with_arguments(ctx, info, args, bound=doc)
+    result = await call_with_arguments(ctx, info, args, bound=doc)
+    await alerts.after_method(doc, method_name)  # the doctype's Notifications on this Method
+    return doc, result
 
 
 def _check_guest(ctx: Context, info: whitelisted.Whitelisted) -> None:

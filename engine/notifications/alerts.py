@@ -34,6 +34,7 @@ from engine.site import Site
 from engine.translation import _
 
 if TYPE_CHECKING:
+    from engine.documents.base import BaseDocument
     from engine.documents.lifecycle import Operation
 
 logger = logging.getLogger("fw.notifications")
@@ -90,6 +91,24 @@ async def rules_of(ctx: Context, doctype: str) -> list[dict[str, Any]]:
         rules = kept[1][doctype] = await store.find(ctx, ctx.meta(DOCTYPE), {"document_type": doctype, "enabled": 1},
                                                     sort=[("creation", 1)])
     return rules
+
+
+async def after_method(doc: BaseDocument, method: str) -> None:
+    """A whitelisted document method ran over HTTP (Frappe's `run_method`): the doctype's `Method`
+    rules for it, after the commit (engine/methods/dispatch.py calls this)."""
+    ctx = doc.ctx
+    if doc.doctype not in ctx.site.meta.notified or ctx.flags.get(QUIET):
+        return
+    values = doc.as_dict()
+    site, user, lang, doctype = ctx.site, ctx.user, ctx.lang, doc.doctype
+
+    async def later() -> None:
+        await fire(site, user, lang, doctype, values, (method,), None)
+
+    if ctx.uow is None:
+        await later()
+    else:
+        ctx.after_commit(later)
 
 
 async def fire(site: Site, user: str, lang: str, doctype: str, values: dict[str, Any], events: tuple[str, ...],

@@ -13,6 +13,7 @@ from engine import exceptions as exc
 from engine.context import Context, unit_of_work
 from engine.documents import direct_create, lifecycle
 from engine.documents.factory import get_doc, new_doc
+from engine.methods import dispatch
 from engine.notifications import alerts
 from engine.query import listing
 from engine.site import Site
@@ -144,3 +145,13 @@ async def test_an_email_notification_is_mailed_after_the_commit(mail_site: Site,
     assert sorted(mail.rcpt_tos) == ["ada@example.com", "boss@example.com"]
     assert mail.message["Subject"] == "Note Crates"
     assert "&lt;b&gt;&amp;&lt;/b&gt;" in mail.body(("html",))
+
+
+async def test_a_method_rule_fires_when_its_document_method_runs_over_http(ctx: Context, site: Site) -> None:
+    await rule(ctx, "Bumped", event="Method", method="bump", subject="{{ doc.title }} bumped to {{ doc.count }}",
+               recipients=[{"receiver_by_role": "System Manager"}])
+    note = await new_doc(ctx, "Test Note", title="Counter", count=1).insert()
+    assert await logs(ctx) == []  # New and Save are not its events
+    async with unit_of_work(ctx):
+        await dispatch.run_doc_method(ctx, "POST", "Test Note", note.name, "bump", {"by": 2})
+    assert [r["subject"] for r in await logs(ctx)] == ["Counter bumped to 3"]
