@@ -67,7 +67,10 @@ async def restore(ctx: Context, name: str) -> dict[str, Any]:
                 data.pop(workflow.field, None)
         data["name"] = old_name
         doc = new_doc(ctx, doctype, data)
-        await doc.insert()
+        try:
+            await doc.insert()
+        except exc.FwError as e:  # (a link gone meanwhile, a File whose content went with it): say what failed
+            raise type(e)(_("Cannot restore {0} {1}: {2}", _(doctype), old_name, e.message), field=e.field) from e
         # the restored document keeps who created it and when
         kept = {k: data[k] for k in ("owner", "creation") if data.get(k)}
         if kept:

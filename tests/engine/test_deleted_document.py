@@ -11,6 +11,7 @@ from engine.context import Context
 from engine.core.deleted_document import restore
 from engine.documents import store
 from engine.documents.factory import get_doc, new_doc
+from engine.files.upload import upload_file
 from tests.engine.documents.test_lifecycle import make_order
 from tests.server.conftest import make_user
 
@@ -90,3 +91,14 @@ async def test_deleted_documents_cannot_be_created_or_changed(ctx: Context) -> N
         await record.save()
     with pytest.raises(exc.DoesNotExistError):
         await restore(ctx, "no-such-record")
+
+
+async def test_a_file_whose_content_went_with_it_is_refused_with_the_reason(ctx: Context) -> None:
+    file = await upload_file(ctx, content=b"gone with the file", file_name="gone.txt")
+    await file.delete()
+    record = await only_record(ctx, "File")
+    with pytest.raises(exc.FwError) as refused:
+        await restore(ctx, record["_id"])
+    assert refused.value.message == f"Cannot restore File {file.name}: File /files/gone.txt not found"
+    assert await store.load(ctx, ctx.meta("File"), file.name) is None
+    assert (await only_record(ctx, "File"))["restored"] == 0

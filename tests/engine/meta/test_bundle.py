@@ -184,7 +184,8 @@ def test_scripts_of_the_app_and_of_hooks(tmp_path: Path) -> None:
         doctype_app={"Gadget": "shop", "User": None})
     assert read_scripts(apps, "Gadget") == {"__js": "// form\n\n\n// addon form\n",
                                             "__list_js": "// list\n\n\n// addon list\n"}
-    assert read_scripts(apps, "User") == {}
+    # a core doctype's form script sits beside its JSON (User's, Deleted Document's)
+    assert read_scripts(apps, "User") == {"__js": (REPO / "engine" / "core" / "doctypes" / "user.js").read_text()}
 
 
 def test_record_needs_a_registry() -> None:
