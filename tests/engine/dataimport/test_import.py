@@ -11,6 +11,7 @@ from engine import exceptions as exc
 from engine.context import Context, unit_of_work
 from engine.core import data_import as di
 from engine.documents.factory import get_doc, new_doc
+from engine.mail.queue import sendmail
 from engine.query.listing import get_all
 from tests.engine.dataimport.helpers import csv_bytes, data_import, xlsx_bytes
 from tests.server.conftest import make_user
@@ -111,3 +112,12 @@ async def test_the_import_right_is_needed(ctx: Context) -> None:
     with pytest.raises(exc.PermissionError):
         await di.get_preview_from_template(ctx.site.context("plain@example.com"), doc.name)
     assert (await di.get_preview_from_template(reader, doc.name))["payload_count"] == 3
+
+
+async def test_mute_emails_reaches_sendmail(ctx: Context) -> None:
+    muted = ctx.site.context("Administrator")
+    muted.flags["mute_emails"] = True
+    assert await sendmail(muted, ["a@example.com"], "Hello", "<p>x</p>") == ""
+    assert await get_all(ctx, "Email Queue", pluck="name") == []
+    assert await sendmail(ctx, ["a@example.com"], "Hello", "<p>x</p>")  # not muted: queued
+    assert len(await get_all(ctx, "Email Queue", pluck="name")) == 1
