@@ -121,3 +121,15 @@ async def test_mute_emails_reaches_sendmail(ctx: Context) -> None:
     assert await get_all(ctx, "Email Queue", pluck="name") == []
     assert await sendmail(ctx, ["a@example.com"], "Hello", "<p>x</p>")  # not muted: queued
     assert len(await get_all(ctx, "Email Queue", pluck="name")) == 1
+
+
+async def test_a_link_the_user_may_not_read_is_a_problem(ctx: Context) -> None:
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Test Customer", customer_name="Nord", region="North").insert()
+        await new_doc(ctx, "Test Customer", customer_name="Sued", region="South").insert()
+    await make_user(ctx, "regional@example.com", ["System Manager", "Test Regional"])  # reads North only
+    regional = ctx.site.context("regional@example.com")
+    doc = await data_import(ctx, "Test Note", "notes.csv", csv_bytes("Title,Customer\nA,Nord\nB,Sued\n"))
+    problems = (await di.get_preview_from_template(regional, doc.name))["problems"]
+    assert problems == ["Row 3, column B (Customer): Test Customer Sued does not exist or you may not use it"]
+    assert (await di.get_preview_from_template(ctx, doc.name))["problems"] == []  # the Administrator may
