@@ -59,8 +59,9 @@ async def test_fixture_export_reproduces_the_shipped_files(ws: Site) -> None:
     shipped = {p.name: json.loads(p.read_text()) for p in folder.glob("*.json")}
     try:
         written = await export_fixtures(ws, app)
-        assert sorted(p.name for p in written) == ["custom_field.json", "role.json", "workflow.json",
-                                                   "workflow_state.json"]
+        assert sorted(p.name for p in written) == sorted(["custom_field.json", "role.json", "workflow.json",
+                                                          "workflow_state.json", "print_format.json",
+                                                          "letter_head.json", "notification.json"])
         exported = {p.name: json.loads(p.read_text()) for p in written}
     finally:
         for name, data in shipped.items():
