@@ -17,6 +17,7 @@ from engine import exceptions as exc
 from engine.apps.registry import AppRegistry
 from engine.apps.site_doctypes import LINKED, ROW_KEYS, checked_definition, field_keys
 from engine.documents.document import Document
+from engine.meta.properties import DocTypeProperties
 from engine.meta.record import SYNC_KEYS
 from engine.meta.schema import TABLE_TYPES, DocTypeSchema, scrub
 from engine.schema_sync import apply_definition
@@ -36,7 +37,7 @@ class DocType(Document):
                                         name))
         path = definition_path(apps, name, str(self.get("module") or ""), self.ctx.site.settings.doctype_json_dir)
         previous = _read(path)
-        data = definition(self.as_dict(), previous)
+        data = definition(self.as_dict(), previous, self.ctx.site.meta.properties_of(name))
         checked(apps, data, str(path))
         self.flags["definition"] = (path, data)
 
@@ -86,11 +87,13 @@ def _empty(value: Any) -> bool:
     return value is None or value == "" or value == 0 or value == []
 
 
-def definition(record: dict[str, Any], previous: dict[str, Any]) -> dict[str, Any]:
+def definition(record: dict[str, Any], previous: dict[str, Any],
+               setters: DocTypeProperties | None = None) -> dict[str, Any]:
     """The doctype's JSON from a DocType document (the editor's form): its keys over the file's
     previous ones (a key the DocType doctype does not declare is kept), empty values left out, the
     fields (without Custom Fields, which stay records) and permissions without their row keys, and
-    `field_order` as the fields' order."""
+    `field_order` as the fields' order. The form shows the site's Property Setters applied: a value
+    a setter put there (`setters`) is written as the file had it, so the setter stays a setter."""
     data: dict[str, Any] = {k: v for k, v in previous.items() if k not in ("fields", "permissions", "field_order")}
     for key, value in record.items():
         if key in NOT_DEFINITION or key.startswith("_") or key.startswith("__"):
@@ -101,18 +104,35 @@ def definition(record: dict[str, Any], previous: dict[str, Any]) -> dict[str, An
             data[key] = value
     data["doctype"] = "DocType"
     data["name"] = record.get("name")
+    file_fields = {f["fieldname"]: f for f in previous.get("fields") or []
+                   if isinstance(f, dict) and f.get("fieldname")}
     fields = []
     for row in record.get("fields") or []:
         if row.get("is_custom_field"):
             continue
         out = {k: v for k, v in row.items() if k not in ROW_KEYS and k != "is_custom_field" and not _empty(v)}
         out.setdefault("fieldtype", "Data")
-        fields.append(out)
+        fields.append(_unset(out, setters.fields.get(out.get("fieldname") or "", {}) if setters else {},
+                             file_fields.get(out.get("fieldname") or "", {})))
     data["fields"] = fields
     data["field_order"] = [f["fieldname"] for f in fields if f.get("fieldname")]
     data["permissions"] = [{k: v for k, v in row.items() if k not in ROW_KEYS and not _empty(v)}
                            for row in record.get("permissions") or []]
     return data
+
+
+def _unset(row: dict[str, Any], changed: dict[str, Any], in_file: dict[str, Any]) -> dict[str, Any]:
+    """`row` with each property a Property Setter set (`changed`), still at the setter's value, as the
+    file has it (`in_file`)."""
+    out = dict(row)
+    for prop, value in changed.items():
+        if (None if _empty(out.get(prop)) else out.get(prop)) != (None if _empty(value) else value):
+            continue  # changed in the editor: the new value is the definition's
+        if _empty(in_file.get(prop)):
+            out.pop(prop, None)
+        else:
+            out[prop] = in_file[prop]
+    return out
 
 
 def checked(apps: AppRegistry, data: dict[str, Any], source: str) -> DocTypeSchema:

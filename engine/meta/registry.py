@@ -211,6 +211,10 @@ class MetaRegistry:
                 log.error("Property Setter %s is ignored: %s", row.get("_id") or row.get("name"), e)
         return out
 
+    def properties_of(self, doctype: str) -> DocTypeProperties | None:
+        """The Property Setters in force on `doctype`, typed (None without any)."""
+        return self._properties.get(doctype)
+
     def preview(self, doctype: str, setters: list[dict[str, Any]]) -> Meta:
         """The doctype's meta as it will be with `setters` (its Property Setter records) in force:
         what a Customize Form save answers before its commit announces them."""

@@ -117,6 +117,12 @@ async def test_a_new_doctype_is_written_and_works_at_once(editor: Editor, settin
     assert await runner.execute(other, payload) == 1
     assert other.meta.exists(BOOK) and other.meta.get(BOOK).by_name["pages"].fieldtype == "Int"
 
+    # a Property Setter (Customize Form) relabels title: the DocType form shows it applied ...
+    ok(await c.post("/api/method/fw.desk.customize_form.save", headers=token,
+                    json={"doctype": BOOK, "fields": {"title": {"label": "Book Title"}}}))
+    record = ok(await c.get(f"/api/resource/DocType/{BOOK}", headers=token))["data"]
+    assert record["fields"][0]["label"] == "Book Title"
+
     # editing: a field added, one relabelled; the file follows, stored data stays
     record["fields"][1]["label"] = "Page Count"
     record["fields"].append({"fieldname": "isbn", "fieldtype": "Data", "label": "ISBN", "unique": 1})
@@ -124,6 +130,9 @@ async def test_a_new_doctype_is_written_and_works_at_once(editor: Editor, settin
     rewritten = json.loads((editor.folder / "editor_book.json").read_text())
     assert rewritten["field_order"] == ["title", "pages", "notes", "isbn"]
     assert rewritten["fields"][1]["label"] == "Page Count"
+    # ... and the editor's save keeps the setter a setter: the file has its own label
+    assert rewritten["fields"][0]["label"] == "Title"
+    assert editor.site.meta.get(BOOK).by_name["title"].label == "Book Title"
     assert editor.site.meta.get(BOOK).by_name["isbn"].unique
     got = ok(await c.get(f"/api/resource/{BOOK}/Dune", headers=token))["data"]
     assert got["pages"] == 412
