@@ -203,3 +203,11 @@ async def test_an_over_long_page_is_refused_before_rendering(ctx: Context, monke
 
 def test_an_empty_value_prints_as_nothing() -> None:
     assert render_module.render("Empty", "[{{ empty }}][{{ zero }}]", {"empty": None, "zero": 0}) == "[][0]"
+
+
+async def test_a_format_prints_in_its_default_print_language(ctx: Context) -> None:
+    name = await _insert(ctx, "Test Note", title="t", is_done=1, status="Open")
+    await _format(ctx, "German", "<p>{{ _('Yes') }}|{{ doc.get_formatted('is_done') }}</p>",
+                  default_print_language="de")
+    page = (await print_page(ctx, "Test Note", name, "German")).html
+    assert "<p>Ja|Ja</p>" in page and '<html lang="de">' in page
