@@ -1,7 +1,7 @@
 """The report view in Chromium (business.md §5, §6): the list's Menu → "Report View"; "Pick Columns";
 "Group By" a field with "Sum of Penalty Points" (the table matches fw.desk.reportview.get, with a totals
 row); "Save As" a Report shared with a role, reopened at /app/<doctype>/view/report/<name> by its
-owner and by a user of that role, and listed in the sidebar."""
+owner and by a user of that role, and listed in the report view's and the list's sidebars."""
 
 from __future__ import annotations
 
@@ -65,6 +65,13 @@ def test_report_view_columns_group_by_save_and_reopen(page: Page, login_as: Call
     page.reload()
     expect(page.get_by_label("Group By")).to_have_value("branch")
     expect(table.get_by_role("columnheader")).to_have_text(["Branch", "Count", "Sum of Penalty Points"])
+
+    page.goto("/app/warehouse-violation")  # the list's sidebar lists it too, once opened
+    saved = page.get_by_role("navigation", name="Saved Reports")
+    saved.get_by_role("button", name="Saved Reports").click()
+    saved.get_by_role("link", name=name).click()
+    page.wait_for_url(f"**/app/warehouse-violation/view/report/{quote(name)}")
+    expect(page.get_by_role("heading", name=name)).to_be_visible()
 
     page.context.clear_cookies()
     login_as("manager")  # Department Manager: the report is shared with the role

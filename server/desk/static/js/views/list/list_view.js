@@ -28,6 +28,7 @@ import { GroupBySidebar } from "./group_by.js";
 import { ListMenu } from "./list_menu.js";
 import { ListTable } from "./list_table.js";
 import { useListUpdates } from "./live.js";
+import { SavedReports } from "../report_builder/saved_reports.js";
 
 export const PAGE_SIZES = [20, 100, 500];
 
@@ -178,7 +179,10 @@ function List({ meta, route, saved }) {
 	const titles = Object.fromEntries(state.rows.map((row) => [row.name, row[title] ? String(row[title]) : row.name]));
 	return html`<${Page} title=${label} actions=${actions} className="list-page">
 		<div class="list-layout">
+		<div class="list-side">
 		<${GroupBySidebar} meta=${meta} filters=${filters} version=${version} onChange=${setFilters} />
+		${hasRight(doctype, "report") ? html`<${SavedReports} doctype=${doctype} />` : null}
+		</div>
 		<div class="list-main">
 		<${FilterBar} meta=${meta} filters=${filters} onChange=${setFilters} />
 		${selected.size
