@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 from engine import exceptions as exc
 from engine import permissions
 from engine.documents import lifecycle
-from engine.notifications import workflow_alert
 from engine.documents.workflow_check import allowed_transitions, validate_on_save  # noqa: F401  (re-exported)
 from engine.meta.workflows import (  # noqa: F401  (re-exported: the definitions are meta)
     NO_STYLE_COLOUR,
@@ -27,6 +26,7 @@ from engine.meta.workflows import (  # noqa: F401  (re-exported: the definitions
     style_colour,
     workflow_for,
 )
+from engine.notifications import workflow_alert
 from engine.translation import _
 
 if TYPE_CHECKING:
