@@ -21,8 +21,8 @@ if TYPE_CHECKING:
     from engine.site import Context
 
 RULES = {"File": "engine.core.file_permission", "Notification Log": "engine.core.own_records",
-         "ToDo": "engine.core.own_records", "User Permission": "engine.core.access_rules",
-         "DocShare": "engine.core.access_rules"}
+         "ToDo": "engine.core.own_records", "User Permission": "engine.core.own_records",
+         "DocShare": "engine.core.own_records"}
 SELF_RIGHTS = frozenset({"read", "select", "write"})
 _loaded: dict[str, ModuleType] = {}
 
