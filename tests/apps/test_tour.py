@@ -1,12 +1,13 @@
 """The README's "Five-minute tour", run as written: `fw migrate`, `fw execute
-workforce_scoring.demo.load` and `fw start` as real processes on a fresh root whose apps.txt is the
-repository's (a fresh clone), then the README's curl block through bash."""
+workforce_scoring.demo.load`, `fw data-import` of the new hires and `fw start` as real processes on a
+fresh root whose apps.txt is the repository's (a fresh clone), then the README's curl block through bash."""
 
 from __future__ import annotations
 
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -43,7 +44,7 @@ def test_the_repository_installs_the_reference_apps() -> None:
 def test_the_tour(fw_servers: FwServerFactory, fresh_root: Path, mongod: embedded.EmbeddedMongo) -> None:  # noqa: F811
     if shutil.which("curl") is None or shutil.which("bash") is None:
         pytest.fail("the README tour test needs curl and bash on PATH")
-    setup, session = tour_blocks()
+    setup, session, spreadsheet = tour_blocks()
     commands = [line.split("#", 1)[0].strip() for line in setup.splitlines()]
     assert [c for c in commands if c.startswith("fw ")] == [
         "fw migrate", "fw execute workforce_scoring.demo.load", "fw start"]
@@ -56,6 +57,12 @@ def test_the_tour(fw_servers: FwServerFactory, fresh_root: Path, mongod: embedde
     again = subprocess.run([sys.executable, "-m", "engine.cli", "execute", "workforce_scoring.demo.load"], env=env,
                            cwd=fw_servers.workdir, capture_output=True, text=True, timeout=300)
     assert again.returncode != 0 and "already loaded" in again.stderr
+    # the new hires from the spreadsheet, as the README's third block loads them (from the site's folder)
+    command = spreadsheet.split("#", 1)[0].strip()
+    assert command.startswith("fw data-import ")
+    done = subprocess.run([sys.executable, "-m", "engine.cli", *shlex.split(command)[1:]], env=env, cwd=fresh_root,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, f"{command}:\n{done.stdout}\n{done.stderr}"
 
     port = free_port()
     site = fw_servers.spawn("start", "--port", str(port), env={"FW_ROOT_DIR": str(fresh_root),

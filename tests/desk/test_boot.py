@@ -58,7 +58,7 @@ async def test_rights_per_doctype(people: People, ws: Site) -> None:
     assert "Performance Level Threshold" not in boot["rights"]  # a child table
     reviewer = await boot_for(ws, people.hr.email)
     assert reviewer["rights"]["Warehouse Violation"] == {"select": 1, "read": 1, "write": 1, "submit": 1,
-                                                           "cancel": 1, "report": 1}
+                                                           "cancel": 1, "report": 1, "print": 1}  # the Warning Letter
     admin = await boot_for(ws, "Administrator")
     assert admin["rights"]["Warehouse Violation"]["delete"] == 1 and admin["rights"]["Warehouse Violation"]["amend"]
     assert "submit" not in admin["rights"]["Employee"]  # not submittable
