@@ -13,6 +13,7 @@ page load for the logged-in user (Frappe's `frappe.boot`).
                       "float_precision": 3, "currency_precision": 2, "time_zone": "Europe/Berlin",
                       "language": "en"},
       "user_defaults": {"Company": "Acme"},       # the user's is_default User Permissions (Link defaults)
+      "unread_notifications": 3,                  # the bell's count (its entries are read when it opens)
       "messages": {"Save": "Speichern", ...},        # the Desk's own strings, translated ones only
       "max_file_size": 10485760,                   # bytes: the browser refuses a bigger upload before sending
       "meta_version": 3, "meta_modified": {"Warehouse Violation": "2025-01-01 00:00:00.000000", ...},
@@ -38,6 +39,7 @@ from engine import permissions
 from engine.assets import include_urls
 from engine.desk.sidebar import build_sidebar
 from engine.meta.bundle import meta_stamps
+from engine.notifications.log import unread_count
 from engine.permissions import user_access
 from engine.query.listing import get_value
 from engine.translation import translate
@@ -123,6 +125,7 @@ async def build_boot(ctx: Context, *, csrf_token: str | None, messages: Iterable
         "sidebar": await build_sidebar(ctx, rights),
         "sysdefaults": await sysdefaults(ctx),
         "user_defaults": await user_access.user_defaults(ctx),
+        "unread_notifications": await unread_count(ctx),
         "messages": translated_messages(ctx.lang, messages),
         "max_file_size": ctx.site.settings.max_file_size,
         "meta_version": registry.version,

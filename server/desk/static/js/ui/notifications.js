@@ -1,9 +1,11 @@
 // The top bar's bell (business.md §2.3 and §6): a button named "Notifications" with the unread count,
 // kept live by the realtime `notification` event (and reloaded after a reconnect); its panel lists the
 // newest Notification Logs, a click opens the document and marks the entry read, and "Mark all as
-// read" clears the count. Subjects render as text. Escape or a click outside closes the panel.
+// read" clears the count. Subjects render as text. Escape or a click outside closes the panel. The
+// count comes with the boot and the entries are read when the panel first opens (or a notification
+// arrives), so a page load costs no request of the bell's.
 import { call } from "../api.js";
-import { slug } from "../boot.js";
+import { boot, slug } from "../boot.js";
 import { timeAgo } from "../format.js";
 import { __ } from "../i18n.js";
 import { html, useEffect, useId, useRef, useState } from "../lib/html.js";
@@ -22,7 +24,7 @@ export function badgeText(count) {
 }
 
 export function Notifications() {
-	const [state, setState] = useState({ logs: [], unread: 0, loaded: false });
+	const [state, setState] = useState({ logs: [], unread: Number(boot.unread_notifications) || 0, loaded: false });
 	const [open, setOpen] = useState(false);
 	const root = useRef(null);
 	const button = useRef(null);
@@ -40,13 +42,13 @@ export function Notifications() {
 	}
 
 	useEffect(() => {
-		load();
 		const stops = [on("notification", load), on("reconnect", load)];
 		return () => stops.forEach((stop) => stop && stop());
 	}, []);
 
 	useEffect(() => {
 		if (!open) return undefined;
+		if (!state.loaded) load();
 		const outside = (event) => {
 			if (root.current && !root.current.contains(event.target)) setOpen(false);
 		};
