@@ -141,7 +141,8 @@ def test_fields_consistent(name: str) -> None:
 
 def test_child_tables_and_singles() -> None:
     children = {n for n, (_, s, _) in CORE.items() if s.istable}
-    assert children == {"Has Role", "DocField", "DocPerm", "Workflow Document State", "Workflow Transition"}
+    assert children == {"Has Role", "DocField", "DocPerm", "Workflow Document State", "Workflow Transition",
+                        "Email Queue Recipient", "Notification Recipient"}
     assert {n for n, (_, s, _) in CORE.items() if s.issingle} == {"System Settings"}
     used = {f.options for _, _, m in CORE.values() for f in m.table_fields}
     assert children <= used, "every core child table is used by some Table field"
