@@ -73,6 +73,17 @@ def page(name: str, values: dict[str, str], *, raw: dict[str, str] | None = None
     return HTMLResponse(_template(name).substitute(fields), status_code=status_code, headers=PAGE_HEADERS)
 
 
+def card_page(name: str, card_id: str, values: dict[str, str], *, raw: dict[str, str] | None = None,
+              status_code: int = 200) -> HTMLResponse:
+    """A page of one card (login, forgot and update password): template `name` holds the card's form,
+    card.html the page around it, headed by `values["heading"]` (`card_id` names the heading's id)."""
+    fields = {key: html.escape(value, quote=True) for key, value in values.items()}
+    fields.update(raw or {})
+    card = _template(name).substitute(fields)
+    return HTMLResponse(_template("card.html").substitute({**fields, "card": card, "card_id": card_id}),
+                        status_code=status_code, headers=PAGE_HEADERS)
+
+
 def stylesheet_links(urls: list[str]) -> str:
     return "\n".join(f'<link rel="stylesheet" href="{html.escape(url, quote=True)}">' for url in urls)
 

@@ -35,7 +35,7 @@ async def forgot_password(request: Request) -> Response:
         "email_label": _("Email", lang=ctx.lang), "send_label": _("Send", lang=ctx.lang),
         "busy": _("Sending…", lang=ctx.lang), "missing": _("Enter the email address of your account", lang=ctx.lang),
     })
-    return pages.page("forgot_password.html", values, raw=raw)
+    return pages.card_page("forgot_password.html", "forgot", values, raw=raw)
 
 
 async def update_password(request: Request) -> Response:
@@ -51,7 +51,7 @@ async def update_password(request: Request) -> Response:
         "done": _("Your password is set. Taking you to the login page…", lang=ctx.lang),
         "message": "" if key else _("This page needs the link from your mail.", lang=ctx.lang),
     })
-    return pages.page("update_password.html", values, raw=raw)
+    return pages.card_page("update_password.html", "update", values, raw=raw)
 
 
 def routes() -> list[Route]:

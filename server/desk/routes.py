@@ -93,7 +93,7 @@ def _no_access(assets: DeskAssets, ctx: Context) -> Response:
 def _login_page(request: Request, lang: str, target: str, *, message: str = "", usr: str = "",
                 status_code: int = 200) -> Response:
     assets = desk_assets(request)
-    return pages.page("login.html", {
+    return pages.card_page("login.html", "login", {
         "lang": lang, "title": _("Login", lang=lang), "heading": _("Log in to fw", lang=lang),
         "favicon": assets.url(FAVICON), "entry": assets.url(LOGIN_ENTRY), "target": target,
         "email_label": _("Email", lang=lang), "password_label": _("Password", lang=lang),
