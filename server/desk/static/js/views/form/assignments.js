@@ -3,16 +3,16 @@
 // field (and Frappe's comment, date and priority) that calls `fw.desk.form.assign_to.add`. The
 // server refuses a user who may not read the document, naming them.
 import { call } from "../../api.js";
-import { Dialog } from "../../frappe/dialog.js";
 import { __ } from "../../i18n.js";
 import { html } from "../../lib/html.js";
+import { fieldDialog } from "../../ui/field_dialog.js";
 import { showError } from "../../ui/messages.js";
 import { refreshDocinfo } from "./docinfo.js";
 
 const METHODS = "fw.desk.form.assign_to";
 
 export function assignDialog(frm) {
-	const dialog = new Dialog({
+	return fieldDialog({
 		title: __("Add to ToDo"),
 		fields: [
 			{ fieldname: "assign_to", fieldtype: "Link", options: "User", label: __("Assign To"), reqd: 1 },
@@ -20,27 +20,19 @@ export function assignDialog(frm) {
 			{ fieldname: "date", fieldtype: "Date", label: __("Complete By") },
 			{ fieldname: "priority", fieldtype: "Select", label: __("Priority"), options: "Low\nMedium\nHigh", default: "Medium" },
 		],
-		primary_action_label: __("Add"),
-		primary_action: async (values) => {
-			try {
-				await call(`${METHODS}.add`, {
-					doctype: frm.doctype,
-					name: frm.docname,
-					assign_to: JSON.stringify([values.assign_to]),
-					description: values.description || undefined,
-					date: values.date || undefined,
-					priority: values.priority || undefined,
-				});
-			} catch (error) {
-				showError(error);
-				return;
-			}
-			dialog.hide();
+		submitLabel: __("Add"),
+		onSubmit: async (values) => {
+			await call(`${METHODS}.add`, {
+				doctype: frm.doctype,
+				name: frm.docname,
+				assign_to: JSON.stringify([values.assign_to]),
+				description: values.description || undefined,
+				date: values.date || undefined,
+				priority: values.priority || undefined,
+			});
 			await refreshDocinfo(frm);
 		},
 	});
-	dialog.show();
-	return dialog;
 }
 
 async function remove(frm, user) {

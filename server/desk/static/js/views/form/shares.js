@@ -4,10 +4,9 @@
 // per share (fw.share.remove). The server judges who may grant what; its refusal is shown as is.
 import { call } from "../../api.js";
 import { boot } from "../../boot.js";
-import { controlFor } from "../../controls/registry.js";
 import { __ } from "../../i18n.js";
-import { html, useState } from "../../lib/html.js";
-import { openDialog } from "../../ui/layers.js";
+import { html } from "../../lib/html.js";
+import { fieldDialog } from "../../ui/field_dialog.js";
 import { showError } from "../../ui/messages.js";
 import { fullName, refreshDocinfo } from "./docinfo.js";
 
@@ -17,50 +16,20 @@ function rightsText(share) {
 	return RIGHTS.filter((right) => Number(share[right])).map((right) => __(right)).join(", ");
 }
 
-function ShareForm({ frm, onDone }) {
-	const [values, setValues] = useState({ user: "", read: 1, write: 0, submit: 0, share: 0 });
-	const [error, setError] = useState(null);
-	const [saving, setSaving] = useState(false);
-	const set = (field) => (value) => setValues((old) => ({ ...old, [field]: value }));
-	const rights = RIGHTS.filter((right) => right !== "submit" || frm.meta.is_submittable);
-	const User = controlFor("Link");
-	const Check = controlFor("Check");
-	async function submit(event) {
-		event.preventDefault();
-		if (!values.user) {
-			setError(__("Choose a user to share with, or share with everyone"));
-			return;
-		}
-		setSaving(true);
-		try {
-			await call("fw.share.add", { doctype: frm.doctype, name: frm.docname, ...values });
-			onDone();
-		} catch (err) {
-			setError(err.message || String(err));
-			setSaving(false);
-		}
-	}
-	return html`<form class="share-form" novalidate onSubmit=${submit}>
-		<${User} df=${{ fieldname: "user", fieldtype: "Link", options: "User", label: "User", reqd: 1 }} id="share-user"
-			value=${values.user} doc=${values} readOnly=${saving} onInput=${set("user")} onChange=${set("user")} />
-		${rights.map(
-			(right) => html`<${Check} key=${right} df=${{ fieldname: right, fieldtype: "Check", label: right.charAt(0).toUpperCase() + right.slice(1) }}
-				id=${`share-${right}`} value=${values[right]} readOnly=${saving || right === "read"} onChange=${set(right)} />`,
-		)}
-		${error ? html`<p class="control-error" role="alert">${error}</p>` : null}
-		<div class="modal-footer">
-			<button type="submit" class="btn btn-primary" disabled=${saving}>${__("Share")}</button>
-		</div>
-	</form>`;
-}
-
 function openShareDialog(frm) {
-	const handle = openDialog({
+	const rights = RIGHTS.filter((right) => right !== "submit" || frm.meta.is_submittable);
+	fieldDialog({
 		title: __("Share {0}", [frm.docname]),
-		body: () => html`<${ShareForm} frm=${frm} onDone=${async () => {
-			handle.close("saved");
+		fields: [
+			{ fieldname: "user", fieldtype: "Link", options: "User", label: "User", reqd: 1 },
+			...rights.map((right) => ({ fieldname: right, fieldtype: "Check", label: right.charAt(0).toUpperCase() + right.slice(1),
+				default: right === "read" ? 1 : 0, read_only: right === "read" })),
+		],
+		submitLabel: __("Share"),
+		onSubmit: async (values) => {
+			await call("fw.share.add", { doctype: frm.doctype, name: frm.docname, ...values });
 			await refreshDocinfo(frm);
-		}} />`,
+		},
 	});
 }
 
