@@ -29,10 +29,24 @@ from engine.core import hooks as core_hooks
 from engine.desk import customize_form  # noqa: F401
 from engine.documents.document import Document
 from engine.meta.schema import parse_doctype, scrub
-from engine.methods import bulk, client, comments, desk, export, form_load, jobs, listview, search, user  # noqa: F401
-from engine.methods import print_format, report_builder  # noqa: F401
-from engine.methods import password, share  # noqa: F401
-from engine.methods import assign_to, notification_log  # noqa: F401
+from engine.methods import (  # noqa: F401  (importing them registers their @whitelist functions)
+    assign_to,
+    bulk,
+    client,
+    comments,
+    desk,
+    export,
+    form_load,
+    jobs,
+    listview,
+    notification_log,
+    password,
+    print_format,
+    report_builder,
+    search,
+    share,
+    user,
+)
 from engine.reports import script_report as reports
 from engine.settings import Settings
 
