@@ -47,7 +47,8 @@ def test_report_view_columns_group_by_save_and_reopen(page: Page, login_as: Call
     values = expected["values"]  # type: ignore[index]
     expect(table.locator("tbody tr")).to_have_count(len(values))
     first = table.locator("tbody tr").first.get_by_role("cell")
-    expect(first.nth(0)).to_have_text(str(values[0][0]))
+    # (violations of other tests' employees may have no branch: that group's cell is empty)
+    expect(first.nth(0)).to_have_text("" if values[0][0] is None else str(values[0][0]))
     expect(first.nth(1)).to_have_text(str(values[0][1]))
     total = table.locator("tfoot tr").get_by_role("cell")
     expect(total.nth(0)).to_have_text("Total")
