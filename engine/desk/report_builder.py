@@ -55,12 +55,13 @@ async def aggregate_column(ctx: Context, doctype: str, function: Any, field: Any
 
 
 def _grouped_order(order_by: Any, group_by: str, keys: list[str]) -> str:
-    """A grouped view sorts by its own columns only; by default the largest groups first."""
+    """A grouped view sorts by its own columns only; by default the largest groups first, equal ones by
+    their value (so that two reads of the same data list the groups in the same order)."""
     if isinstance(order_by, str) and order_by.strip():
         parts = order_by.strip().split()
         if parts[0] in keys and (len(parts) == 1 or (len(parts) == 2 and parts[1].lower() in ("asc", "desc"))):
             return order_by.strip()
-    return f"{keys[-1]} desc"
+    return f"{keys[-1]} desc, {group_by} asc"
 
 
 async def get(ctx: Context, doctype: str, *, fields: Any = None, filters: Any = None, order_by: Any = None,

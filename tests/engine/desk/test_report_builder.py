@@ -116,3 +116,11 @@ async def test_save_share_and_open(ctx: Context) -> None:
         await methods.save_report(ctx, "Open notes", "Test Order", {"fields": ["name"]})
     await methods.save_report(ctx, "Open notes", "Test Note", {"fields": ["title"]}, [])
     assert {"name": "Open notes"} in await methods.get_reports(reader, "Test Note")
+
+
+async def test_equal_groups_come_in_the_order_of_their_value(ctx: Context) -> None:
+    """Two reads of the same data list the groups alike (the Desk's table and an API client agree)."""
+    await _notes(ctx, {"title": "x", "status": "Open", "count": 1}, {"title": "y", "status": "Closed", "count": 1})
+    got = await report_builder.get(ctx, "Test Note", group_by="status", aggregate_function="sum",
+                                   aggregate_on_field="count")
+    assert got["values"] == [["Closed", 1, 1], ["Open", 1, 1]]
