@@ -7,7 +7,8 @@ branches, then times `fw.desk.reportview.get`'s engine function (group by branch
 points; Administrator, so no permission filter) against the same `$group` through PyMongo, both
 over every row and for one month (`period`, which has an index: `explain()` shows which plan the
 `$match` gets). Then the PDF of one violation in the standard layout (pages/s, one page each) and of
-Scoring Settings with a 500-row table, with the peak resident memory each added and the CPU seconds per PDF. Medians of ROUNDS.
+Scoring Settings with a 500-row table, with the peak resident memory each added and the CPU seconds
+per PDF. Medians of ROUNDS.
 """
 
 from __future__ import annotations
