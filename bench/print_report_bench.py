@@ -54,7 +54,8 @@ async def load(site: Site, rows: int) -> str:
         for company in ("Acme Logistics", "Borealis Freight"):
             await new_doc(ctx, "Company", company_name=company).insert()
         for i, branch in enumerate(BRANCHES):
-            await new_doc(ctx, "Branch", branch=branch, company="Acme Logistics" if i < 2 else "Borealis Freight").insert()
+            company = "Acme Logistics" if i < 2 else "Borealis Freight"
+            await new_doc(ctx, "Branch", branch=branch, company=company).insert()
         await new_doc(ctx, "Warehouse Violation Type", violation_type="Blocked Aisle", penalty_points=5).insert()
         employee = await new_doc(ctx, "Employee", employee_name="Ada Lovelace", employee_number="E-1", status="Active",
                                  company="Acme Logistics", branch="Branch 1").insert()
