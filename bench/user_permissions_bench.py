@@ -136,7 +136,7 @@ async def main(rows: int, requests: int, rounds: int) -> None:
                 listed, counted = await plans(site, email)
                 print(f"plan {label:10}  list: {listed}\n{'':16}count: {counted}")
             results: dict[tuple[str, str], list[tuple[float, float]]] = {}
-            for label, h in users.items():  # warm-up
+            for h in users.values():  # warm-up
                 await measure(client, h, LIST, 20, mongod.process.pid)
                 await measure(client, h, COUNT, 5, mongod.process.pid)
             for round_ in range(rounds):
@@ -146,7 +146,7 @@ async def main(rows: int, requests: int, rounds: int) -> None:
                         n = requests if op == "list of 20" else max(requests // 10, 10)
                         results.setdefault((op, label), []).append(await measure(client, h, path, n,
                                                                                  mongod.process.pid))
-        print(f"\n| request | user | fw process µs/request | mongod µs/request | ratio restricted/free (fw) |")
+        print("\n| request | user | fw process µs/request | mongod µs/request | ratio restricted/free (fw) |")
         print("|---|---|---|---|---|")
         for op in ("list of 20", "count"):
             free = statistics.median(r[0] for r in results[(op, "free")])
