@@ -149,6 +149,14 @@ async def delete(ctx: Context, meta: Meta, name: str) -> bool:
     return bool(result.deleted_count)
 
 
+async def delete_many(ctx: Context, meta: Meta, filter: dict[str, Any]) -> int:
+    """Delete the records matching `filter` in the unit of work; how many went."""
+    session = await ctx.write_session()
+    with db.translate_errors(meta.name):
+        result = await collection(ctx, meta).delete_many(filter, session=session)
+    return int(result.deleted_count)
+
+
 async def find_conflict(ctx: Context, meta: Meta, record: dict[str, Any], *, check_name: bool,
                         exclude: str | None = None, fields: list[str] | None = None) -> str | None:
     """The field (`name` or a unique field) another stored record already holds this value for.

@@ -114,9 +114,10 @@ async def on_delete(doc: Document, method: str | None = None) -> None:
                              projection={"user": 1, "everyone": 1})
     if not found:
         return
-    for record in found:  # records, not documents: a share goes with its document, leaving no trace of its own
-        await store.delete(ctx, share_meta, record["_id"])
-        forget_user_access(ctx, "" if record.get("everyone") else str(record.get("user") or ""))
+    # records, not documents: a share goes with its document, leaving no trace of its own
+    await store.delete_many(ctx, share_meta, {"_id": {"$in": [r["_id"] for r in found]}})
+    for user in {"" if r.get("everyone") else str(r.get("user") or "") for r in found}:
+        forget_user_access(ctx, user)
 
 
 @whitelist(path="fw.core.doctype.user_permission.user_permission.get_user_permissions")

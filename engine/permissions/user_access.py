@@ -108,7 +108,9 @@ class UserAccess:
     entries: dict[str, tuple[Entry, ...]]
     strict: bool
     descendants: dict[str, dict[str, frozenset[str]]] = field(default_factory=dict)  # doctype → value → names under it
-    restrictions: dict[tuple[str, int], Restriction | None] = field(default_factory=dict)
+    # doctype → (the meta it was worked out from, its restriction): a changed meta (Custom Field,
+    # Property Setter) is a new object, and gets its own
+    restrictions: dict[str, tuple[Meta, Restriction | None]] = field(default_factory=dict)
 
     def allowed(self, doctype: str, for_doctype: str) -> frozenset[str]:
         """The values of `doctype` allowed when judging a document of `for_doctype` (empty: no restriction)."""
@@ -146,10 +148,10 @@ class UserAccess:
         return out
 
     def restriction(self, meta: Meta) -> Restriction | None:
-        key = (meta.name, id(meta))  # a changed meta (Custom Field, Property Setter) is a new object
-        if key not in self.restrictions:
-            self.restrictions[key] = self._restriction(meta)
-        return self.restrictions[key]
+        known = self.restrictions.get(meta.name)
+        if known is None or known[0] is not meta:
+            known = self.restrictions[meta.name] = (meta, self._restriction(meta))
+        return known[1]
 
     def _restriction(self, meta: Meta) -> Restriction | None:
         names = self.allowed(meta.name, meta.name) if meta.name in self.entries else frozenset()
