@@ -1,6 +1,6 @@
 """`fw.desk.reportview.export_query`'s work: the rows of a list the caller may read (through
-`query.listing.get_list`, so row rules, user permissions and field permlevels apply as to any list),
-page by page into a CSV or XLSX table. Needs the `export` right on the doctype."""
+`query.listing.list_pages`, so row rules, user permissions and field permlevels apply as to any list),
+page by page (keyset, never an offset) into a CSV or XLSX table. Needs the `export` right on the doctype."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from engine import permissions
 from engine.context import Context
 from engine.export.writer import Download, table_for
 from engine.meta.schema import Meta
-from engine.query.listing import get_list
+from engine.query.listing import list_pages
 from engine.translation import _
 
 PAGE = 1000
@@ -64,15 +64,11 @@ async def export_list(ctx: Context, doctype: str, fmt: str, fields: list[Any] | 
     table = table_for(fmt, title or _(doctype))
     try:
         table.append(header(meta, columns))
-        start = 0
-        while True:  # page by page: memory holds one page, the table spools to disk
-            rows = await get_list(ctx, doctype, fields=columns, filters=filters, order_by=order_by or None,
-                                  limit_start=start, limit_page_length=PAGE, as_dict=False)
+        # page by page, each after the last row's sort key: memory holds one page, the table spools to disk
+        async for rows in list_pages(ctx, doctype, fields=columns, filters=filters, order_by=order_by or None,
+                                     page_length=PAGE, as_dict=False):
             for row in rows:
                 table.append(row)
-            if len(rows) < PAGE:
-                break
-            start += PAGE
     except BaseException:
         table.close()
         raise

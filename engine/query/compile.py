@@ -369,6 +369,49 @@ def _term(meta: Meta, part: str, aliases: frozenset[str], readable: frozenset[st
     return field, m["dir"]
 
 
+def keyset_sort(meta: Meta, sort: Sequence[tuple[str, int]]) -> list[tuple[str, int]]:
+    """A find's sort (stored keys, as `_columns_and_sort` gives it) up to its `_id`, each key checked
+    again: the keys that decide where a row stands (nothing after the unique `_id` ever does)."""
+    keys: list[tuple[str, int]] = []
+    for key, direction in sort:
+        if key != "_id" and parse.is_table_field(meta, parse.check_field(meta, key)):
+            raise exc.DataError(_("Field not permitted in query: {0}", key), field="order_by")
+        keys.append((key, -1 if direction < 0 else 1))
+        if key == "_id":
+            return keys
+    return [*keys, ("_id", keys[-1][1] if keys else 1)]
+
+
+def compile_after(sort: Sequence[tuple[str, int]], last: Mapping[str, Any],
+                  within: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The rows of `within` (a compiled filter; None: all) that come after the stored record `last` in
+    the order `sort` (a `keyset_sort`): the next page of a keyset read, with no `skip`.
+
+    `(a desc, _id desc)` after (a=5, _id="X") is `a < 5 or a is null or (a == 5 and _id < "X")`:
+    MongoDB's order, where null and a missing key sort before every value (first ascending, last
+    descending), hence the null branches. Comparisons are exact (`""` is not null here, unlike a
+    filter's `is not set`), and a value compares with the values of its own BSON type, which are the
+    values of a field: fw stores each field as its field type's one type, or null."""
+    branches: list[dict[str, Any]] = []
+    for i, (key, direction) in enumerate(sort):
+        value = last.get(key)
+        if direction > 0:
+            beyond: dict[str, Any] | None = {key: {"$ne": None} if value is None else {"$gt": value}}
+        elif value is None:
+            beyond = None  # nothing comes after null in a descending order
+        elif key == "_id":  # never null
+            beyond = {key: {"$lt": value}}
+        else:
+            beyond = {"$or": [{key: {"$lt": value}}, {key: {"$eq": None}}]}
+        if beyond is not None:
+            branches.append({**{k: {"$eq": last.get(k)} for k, _d in sort[:i]}, **beyond})
+        if key == "_id":
+            break
+    after: dict[str, Any] = ({"_id": {"$in": []}} if not branches else branches[0] if len(branches) == 1
+                             else {"$or": branches})
+    return {"$and": [dict(within), after]} if within else after
+
+
 def compile_group_by(meta: Meta, group_by: str | None, fields: FieldSpec, filter: Mapping[str, Any],
                      sort: Sequence[tuple[str, int]] = (), skip: int = 0, limit: int = 0, *,
                      readable: frozenset[str] | None = None) -> list[dict[str, Any]]:
