@@ -4,7 +4,7 @@ of work through `Document.insert`, a Data Import Log per document), against `fw.
 same rows (batches of 1,000) and the driver's `insert_many` (raw documents, batches of 10,000), on the
 same durable mongod; then the export of the ROWS employees as CSV and XLSX.
 
-    python bench/data_import_bench.py [--rows 100000] [--export-only]
+    python bench/data_import_bench.py [--rows 100000] [--export-only | --import-only]
 
 `--export-only` loads the rows with the driver and measures only the export (the import of 100,000
 rows takes over an hour on a loaded 2-core machine).
@@ -154,7 +154,7 @@ def line(label: str, n: int, seconds: float, memory: int, base: float | None = N
     return f"| {label} | {n:,} | {seconds:.1f} | {rate:,.0f} | {ratio} | {memory / 1e6:.0f} MB |"
 
 
-async def main(n: int, export_only: bool = False) -> None:
+async def main(n: int, export_only: bool = False, import_only: bool = False) -> None:
     data_dir = Path(tempfile.mkdtemp(prefix="fw-bench-import-"))
     mongod = embedded.start(data_dir / "mongo", durable=True)
     try:
@@ -190,7 +190,8 @@ async def main(n: int, export_only: bool = False) -> None:
         out += [line("fw.insert_many (batches of 1,000)", n, bulk_s, bulk_m),
                 line("Data Import from CSV", n, csv_s, csv_m, base),
                 line("Data Import from XLSX", n, xlsx_s, xlsx_m, base)]
-        await export(site, n, out)
+        if not import_only:
+            await export(site, n, out)
         print("\n".join(out))
     finally:
         mongod.stop()
@@ -201,5 +202,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--export-only", action="store_true")
+    parser.add_argument("--import-only", action="store_true")
     args = parser.parse_args()
-    asyncio.run(main(args.rows, args.export_only))
+    asyncio.run(main(args.rows, args.export_only, args.import_only))

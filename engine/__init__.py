@@ -28,6 +28,7 @@ _EXPORTS = {
     "get_list": "engine.query.listing",
     "get_all": "engine.query.listing",
     "get_value": "engine.query.listing",
+    "get_cached_value": "engine.query.listing",
     "count": "engine.query.listing",
     "exists": "engine.query.listing",
     "has_permission": "engine.permissions",

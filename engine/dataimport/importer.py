@@ -1,8 +1,16 @@
-"""Running a Data Import: each document of the file in its own unit of work, through the ordinary
-`Document.insert` / `save` (/ `submit`) as the importing user, so every check an insert or save by
-that user meets applies (permissions, user permissions, row rules, mandatory values, Links, hooks).
-A failed document writes nothing but its `Data Import Log`; the others go in. Progress goes out as
-`data_import_progress` events and the `progress` bar. A second run imports only the rows that failed."""
+"""Running a Data Import as the importing user, so every check an insert or save by that user meets
+applies (permissions, user permissions, row rules, mandatory values, Links, hooks). A failed
+document writes nothing but its `Data Import Log`; the others go in. Progress goes out as
+`data_import_progress` events and the `progress` bar. A second run imports only the rows that failed.
+
+Two ways in. New drafts go in batches of `BATCH`: one unit of work each, through `insert_many` with
+the whole insert plan (`run_hooks`: the hooks, Version records and every check of `Document.insert`,
+but one round trip per batch for the names, the Links and each write), their logs in the same unit.
+A document refused before its write is simply left out of its batch, unless an app's hook refused
+it (the hook may have written first) or the batch's write failed (a duplicate aborts the
+transaction): then the batch rolls back and each of its documents goes in on its own. Updates,
+submits and those fallbacks take the other way: each document in its own unit of work through
+`Document.insert` / `save` (/ `submit`)."""
 
 from __future__ import annotations
 
@@ -22,6 +30,7 @@ from engine.dataimport.preview import UPDATE, mandatory_problems
 from engine.dataimport.reader import Sheet
 from engine.dataimport.rows import Payload, payloads
 from engine.documents import store
+from engine.documents.bulk import BulkInsertResult, insert_many
 from engine.documents.document import Document
 from engine.documents.factory import get_doc, new_doc
 from engine.meta.schema import Meta
@@ -29,6 +38,7 @@ from engine.translation import _
 
 LOG = "Data Import Log"
 PROGRESS_EVERY = 0.5  # seconds between progress events
+BATCH = 200  # new documents per unit of work (a unit must stay well inside MongoDB's 60 s transaction limit)
 
 
 @dataclass
@@ -45,14 +55,15 @@ class Options:
 
 @dataclass
 class Outcome:
-    total: int = 0
+    total: int = 0  # documents in the file
+    rows: int = 0  # rows in the file (what progress counts)
     succeeded: int = 0
     failed: list[dict[str, Any]] = field(default_factory=list)  # {rows, messages}
     created: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
-Progress = Callable[[int, int, Outcome], Awaitable[None]]
+Progress = Callable[[int, int, Outcome], Awaitable[None]]  # (rows done, rows in the file, the outcome so far)
 
 
 def _problem_messages(error: exc.FwError, columns: list[Column], rows: list[int]) -> list[str]:
@@ -66,21 +77,34 @@ def _problem_messages(error: exc.FwError, columns: list[Column], rows: list[int]
     return [f"{where}: {error.message}"]
 
 
+def _new_values(meta: Meta, payload: Payload) -> dict[str, Any]:
+    """A new document's values from the file: the columns it has, the ID only where names are typed in."""
+    values = {k: v for k, v in payload.values.items() if k in payload.given and v is not None}
+    if meta.autoname.lower() != "prompt" or not values.get("name"):
+        values.pop("name", None)
+    return values
+
+
 async def _write(ctx: Context, meta: Meta, payload: Payload, options: Options) -> Document:
-    values = {k: v for k, v in payload.values.items() if k in payload.given}
     if options.import_type == UPDATE:
+        values = {k: v for k, v in payload.values.items() if k in payload.given}
         name = values.pop("name")
         doc = await get_doc(ctx, meta.name, str(name))
         doc.update(values)
         await doc.save()
     else:
-        if meta.autoname.lower() != "prompt" or not values.get("name"):
-            values.pop("name", None)
-        doc = new_doc(ctx, meta.name, {k: v for k, v in values.items() if v is not None})
+        doc = new_doc(ctx, meta.name, _new_values(meta, payload))
         await doc.insert()
     if options.submit_after_import and meta.is_submittable and doc.docstatus == 0:
         await doc.submit()
     return doc
+
+
+def _log_values(options: Options, index: int, payload: Payload, *, docname: str | None, messages: list[str],
+                exception: str | None = None) -> dict[str, Any]:
+    return {"data_import": options.data_import, "log_index": index, "success": 0 if messages else 1,
+            "row_indexes": orjson.dumps(payload.rows).decode(), "docname": docname,
+            "messages": orjson.dumps(messages).decode() if messages else None, "exception": exception}
 
 
 async def _log(ctx: Context, options: Options, index: int, payload: Payload, *, docname: str | None,
@@ -90,59 +114,139 @@ async def _log(ctx: Context, options: Options, index: int, payload: Payload, *, 
     earlier = (options.only_rows or {}).get(payload.rows[0])
     if earlier:  # the failed try's log goes with this try's, in the same unit of work
         await store.delete(ctx, ctx.meta(LOG), earlier)
-    await new_doc(ctx, LOG, data_import=options.data_import, log_index=index, success=0 if messages else 1,
-                  row_indexes=orjson.dumps(payload.rows).decode(), docname=docname,
-                  messages=orjson.dumps(messages).decode() if messages else None,
-                  exception=exception).insert(ignore_permissions=True, ignore_links=True)  # its import exists
+    await new_doc(ctx, LOG, _log_values(options, index, payload, docname=docname, messages=messages,
+                                        exception=exception)).insert(ignore_permissions=True, ignore_links=True)
 
 
-async def run(ctx: Context, sheet: Sheet, total: int, options: Options, progress: Progress | None = None
-              ) -> Outcome:
+def _row_context(ctx: Context, options: Options) -> Context:
+    row_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)  # its own transactions, not the job's
+    row_ctx.flags["mute_emails"] = options.mute_emails
+    return row_ctx
+
+
+async def run(ctx: Context, sheet: Sheet, options: Options, progress: Progress | None = None) -> Outcome:
+    """Import the sheet's documents; `progress` hears how many of the sheet's rows are done (the
+    file says how many it has, so no pass of its own counts them) every PROGRESS_EVERY seconds."""
     meta = ctx.meta(options.doctype)
     columns = map_columns(meta, sheet.header, options.template_options)
-    outcome = Outcome(total=total, warnings=[c.warning for c in columns if c.warning])
+    outcome = Outcome(warnings=[c.warning for c in columns if c.warning])
+    rows = outcome.rows = max((sheet.last_row or 0) - 1, 0)
+    batched = options.import_type != UPDATE and not (options.submit_after_import and meta.is_submittable)
+    pending: list[tuple[int, Payload]] = []
     shown = 0.0
+
+    async def report(payload: Payload) -> None:
+        nonlocal shown
+        now = time.monotonic()
+        if progress is not None and now - shown >= PROGRESS_EVERY:
+            shown = now
+            done = payload.rows[-1] - 1
+            outcome.rows = max(rows, done)  # (a file's dimension may say fewer rows than it has)
+            await progress(done, outcome.rows, outcome)
+
+    async def flush() -> None:
+        if pending:
+            await _import_batch(ctx, meta, pending, columns, options, outcome)
+            last = pending[-1][1]
+            pending.clear()
+            await report(last)
+
     for index, payload in enumerate(payloads(sheet.rows, columns), start=1):
+        outcome.total = index
         if options.only_rows is not None and payload.rows[0] not in options.only_rows:
             continue
-        row_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)  # its own transaction, not the job's
-        row_ctx.flags["mute_emails"] = options.mute_emails
         # Links are the lifecycle's to check (its error names the field, which names the column)
         problems = payload.problems + mandatory_problems(meta, payload, columns, options.import_type)
-        docname = None
-        exception = None
-        if not problems:
-            try:
-                doc = await run_in_unit_of_work(row_ctx, functools.partial(
-                    _write_and_log, row_ctx, meta, payload, options, index))
-                docname = str(doc.name)
-            except exc.FwError as error:
-                problems = _problem_messages(error, columns, payload.rows)
-                exception = type(error).__name__
         if problems:
-            outcome.failed.append({"rows": payload.rows, "messages": problems})
-            await run_in_unit_of_work(row_ctx, functools.partial(
-                _log, row_ctx, options, index, payload, docname=None, messages=problems, exception=exception))
+            await flush()  # (the logs and the progress stay in the file's order)
+            await _import_one(ctx, meta, index, payload, columns, options, outcome, problems)
+        elif batched:
+            pending.append((index, payload))
+            if len(pending) >= BATCH:
+                await flush()
+            continue
         else:
-            outcome.succeeded += 1
-            if docname:
-                outcome.created.append(docname)
-        now = time.monotonic()
-        if progress is not None and (now - shown >= PROGRESS_EVERY or index == total):
-            shown = now
-            await progress(index, total, outcome)
+            await _import_one(ctx, meta, index, payload, columns, options, outcome, [])
+        await report(payload)
+    await flush()
+    outcome.rows = max(rows, outcome.rows)
     return outcome
+
+
+async def _import_one(ctx: Context, meta: Meta, index: int, payload: Payload, columns: list[Column],
+                      options: Options, outcome: Outcome, problems: list[str]) -> None:
+    """One document in its own unit of work (its log in the same one), or its problems logged."""
+    row_ctx = _row_context(ctx, options)
+    docname = None
+    exception = None
+    if not problems:
+        try:
+            doc = await run_in_unit_of_work(row_ctx, functools.partial(
+                _write_and_log, row_ctx, meta, payload, options, index))
+            docname = str(doc.name)
+        except exc.FwError as error:
+            problems = _problem_messages(error, columns, payload.rows)
+            exception = type(error).__name__
+    if problems:
+        outcome.failed.append({"rows": payload.rows, "messages": problems})
+        await run_in_unit_of_work(row_ctx, functools.partial(
+            _log, row_ctx, options, index, payload, docname=None, messages=problems, exception=exception))
+    else:
+        outcome.succeeded += 1
+        if docname:
+            outcome.created.append(docname)
+
+
+class _OneByOne(Exception):
+    """The batch must roll back and its documents go in one by one (a hook refused one of them)."""
+
+
+async def _import_batch(ctx: Context, meta: Meta, batch: list[tuple[int, Payload]], columns: list[Column],
+                        options: Options, outcome: Outcome) -> None:
+    """New documents in one unit of work with their logs (see the module's documentation); when that
+    cannot be, each on its own."""
+    row_ctx = _row_context(ctx, options)
+    try:
+        result = await run_in_unit_of_work(row_ctx, functools.partial(
+            _insert_batch, row_ctx, meta, batch, columns, options), retries=0)
+    except (_OneByOne, exc.FwError):  # (a duplicate, a write conflict: each document says for itself)
+        for index, payload in batch:
+            await _import_one(ctx, meta, index, payload, columns, options, outcome, [])
+        return
+    for position, (_index, payload) in enumerate(batch):
+        error = result.failed.get(position)
+        if error is None:
+            outcome.succeeded += 1
+            outcome.created.append(result.names[position])
+        else:
+            outcome.failed.append({"rows": payload.rows, "messages": _problem_messages(error, columns, payload.rows)})
+
+
+async def _insert_batch(ctx: Context, meta: Meta, batch: list[tuple[int, Payload]], columns: list[Column],
+                        options: Options) -> BulkInsertResult:
+    result = await insert_many(ctx, meta.name, [_new_values(meta, payload) for _index, payload in batch],
+                               atomic=True, run_hooks=True)
+    if result.refused_by_hook:
+        raise _OneByOne
+    if options.data_import is None:
+        return result
+    earlier = [name for _index, payload in batch if (name := (options.only_rows or {}).get(payload.rows[0]))]
+    if earlier:  # the failed tries' logs go with this try's, in the same unit of work
+        await store.delete_many(ctx, ctx.meta(LOG), {"_id": {"$in": earlier}})
+    logs = []
+    for position, (index, payload) in enumerate(batch):
+        error = result.failed.get(position)
+        messages = _problem_messages(error, columns, payload.rows) if error is not None else []
+        logs.append(_log_values(options, index, payload, docname=result.names.get(position), messages=messages,
+                                exception=type(error).__name__ if error is not None else None))
+    await insert_many(ctx, LOG, logs, ignore_permissions=True, ignore_links=True, atomic=True)  # its import exists
+    return result
 
 
 async def _write_and_log(ctx: Context, meta: Meta, payload: Payload, options: Options, index: int) -> Document:
     doc = await _write(ctx, meta, payload, options)
     await _log(ctx, options, index, payload, docname=str(doc.name), messages=[])
     return doc
-
-
-def count_documents(sheet: Sheet, meta: Meta, template_options: dict[str, Any] | None) -> int:
-    """How many documents the sheet holds (a pass over its rows, for the progress bar)."""
-    return sum(1 for _payload in payloads(sheet.rows, map_columns(meta, sheet.header, template_options)))
 
 
 async def announce(ctx: Context, data_import: str, current: int, total: int, outcome: Outcome) -> None:

@@ -36,6 +36,8 @@ class UnitOfWork:
     # write that ran without a transaction (see `write_session`), an earlier `commit()`
     wrote_outside_transaction: bool = False
     committed: bool = False
+    # `get_cached_value`'s reads since the unit's last write (any write or commit drops them all)
+    reads: dict[Any, Any] = field(default_factory=dict)
 
     @property
     def in_transaction(self) -> bool:
@@ -49,6 +51,8 @@ class UnitOfWork:
         commit round trip. Any later write in the unit would then open a transaction of its own.
         """
         self.writes += 1
+        if self.reads:
+            self.reads.clear()
         if not self.db.transactional:
             return None
         if final and self.writes == 1 and not self.in_transaction:
@@ -70,6 +74,7 @@ class UnitOfWork:
             self.committed = True
         callbacks, self.after_commit = self.after_commit, []
         self.writes = 0
+        self.reads.clear()
         for cb in callbacks:
             try:
                 result = cb()

@@ -18,9 +18,19 @@ mandatory fields, permlevels, passwords, the realtime events) is the lifecycle's
 per document: a rule added to the insert is added here too. A document that fails a step is left
 out and reported in `failed` with the error the ordinary insert raises; the others go on.
 
-What it does not do (as Frappe's `bulk_insert` does not): run controller methods or `doc_events`
-(the hook steps are left out of its plan), write Version records, or insert submitted, single,
-child or tree documents.
+What it does not do by default (as Frappe's `bulk_insert` does not): run controller methods or
+`doc_events` (the hook steps are left out of its plan) or write Version records. It never inserts
+submitted, single, child or tree documents.
+
+`run_hooks=True` (with `atomic=True`): the whole insert plan, hooks and Version records included, as
+`Document.insert` runs it, for callers that must apply an app's rules to many documents at a time
+(Data Import, engine/dataimport/importer.py). Hooks run document by document in the plan's order;
+the Version records go in one write after the documents'. A document a step refuses before the
+write is reported in `failed` as usual; if it was a hook that refused it, its index is also in
+`refused_by_hook`, since a hook may have written before it raised and those writes are in the
+unit's transaction: a caller that must store nothing for a refused document rolls the unit back and
+inserts the others again (the importer does so one by one). An error after the write raises, and
+the unit rolls back.
 
 Where the write happens: two modes.
 
@@ -54,7 +64,7 @@ from engine import db
 from engine import exceptions as exc
 from engine.clock import now_str
 from engine.context import unit_of_work
-from engine.documents import docstatus, lifecycle, naming, store, validation
+from engine.documents import docstatus, lifecycle, naming, store, validation, versioning
 from engine.documents.docstatus import Action
 from engine.documents.lifecycle import Operation, SaveOptions, Step
 from engine.translation import _
@@ -78,6 +88,7 @@ class BulkInsertResult:
     names: dict[int, str] = field(default_factory=dict)  # inserted rows → their names
     duplicates: list[int] = field(default_factory=list)  # refused by a unique index or a taken name (not atomic)
     failed: dict[int, exc.FwError] = field(default_factory=dict)  # refused by validation
+    refused_by_hook: set[int] = field(default_factory=set)  # of `failed`: refused by an app's hook (`run_hooks`)
 
     @property
     def inserted(self) -> list[str]:
@@ -86,7 +97,8 @@ class BulkInsertResult:
 
 async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, Any]], *,
                       ignore_permissions: bool = False, ignore_links: bool = False,
-                      ignore_mandatory: bool = False, atomic: bool = False) -> BulkInsertResult:
+                      ignore_mandatory: bool = False, atomic: bool = False,
+                      run_hooks: bool = False) -> BulkInsertResult:
     """Validate `rows` as new `doctype` documents and insert the valid ones in one bulk write.
 
     ```python
@@ -94,26 +106,29 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     created, skipped = len(result.names), len(result.duplicates)
     ```
     `atomic`: write the batch in the unit of work's transaction (read the module documentation for
-    how each mode relates to the unit of work and to duplicates).
+    how each mode relates to the unit of work and to duplicates). `run_hooks` (atomic only): run the
+    controller's hooks and doc_events and write Version records, as `Document.insert` does.
     """
     meta = ctx.meta(doctype)
     if meta.issingle or meta.istable or meta.is_tree:
         raise exc.DataError(_("{0} cannot be inserted in bulk: it is a single, child or tree doctype", doctype))
+    if run_hooks and not atomic:  # a hook's own writes must stand or fall with the documents
+        raise exc.DataError(_("insert_many runs hooks only with atomic=True"))
     result = BulkInsertResult()
     apps = ctx.site.apps
     controller = apps.controller(doctype)
-    before, after = _steps(apps, controller, meta)
+    before, after, naming_hook = _steps(apps, controller, meta, run_hooks)
     opts = SaveOptions(ignore_permissions=ignore_permissions, ignore_links=ignore_links,
                        ignore_mandatory=ignore_mandatory)
     now = now_str()
     ops: Ops = {}
     for index, row in enumerate(rows):
         try:
-            ops[index] = _operation(ctx, meta, controller, row, opts, now)
+            ops[index] = _operation(ctx, meta, controller, row, opts, now, naming_hook)
         except exc.FwError as e:
             result.failed[index] = e
     async with unit_of_work(ctx):  # (its own without one: the realtime events go out on its commit)
-        await _run(ctx, meta, _busy(ctx, meta, opts, before), ops, result)
+        await _run(ctx, meta, _busy(ctx, meta, opts, before), ops, result, run_hooks)
         if not ops:
             return result
         order = sorted(ops)
@@ -132,26 +147,32 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
                 del ops[index]
             else:
                 result.names[index] = ops[index].doc.name
+                if run_hooks:  # as `persist_insert` leaves it for the hooks after the write
+                    ops[index].doc.mark_stored()
         # (the realtime events: sent when the unit commits)
-        await _run(ctx, meta, _busy(ctx, meta, opts, after), ops, result)
+        await _run(ctx, meta, _busy(ctx, meta, opts, after), ops, result, run_hooks, written=True)
     return result
 
 
-def _steps(apps: AppRegistry, controller: type, meta: Meta) -> tuple[tuple[Step, ...], tuple[Step, ...]]:
-    """The doctype's insert plan without its hooks and Version record, split at the write: (the steps
-    before it, the steps after it). Worked out once per plan (kept with it in `AppRegistry.derived`)."""
+def _steps(apps: AppRegistry, controller: type, meta: Meta, run_hooks: bool
+           ) -> tuple[tuple[Step, ...], tuple[Step, ...], bool]:
+    """The doctype's insert plan (without its hooks and Version record unless `run_hooks`), split at
+    the write: (the steps before it, the steps after it, whether `set_name` runs a before_naming
+    hook). Worked out once per plan (kept with it in `AppRegistry.derived`)."""
     plan = lifecycle.plan_for(apps, controller, meta, lifecycle.INSERT)
     kept = apps.derived(controller, meta.name)
-    split = kept.get("bulk")
+    key = "bulk with hooks" if run_hooks else "bulk"
+    split = kept.get(key)
     if split is None or split[0] is not plan:
-        steps = [step for step in plan.steps if step not in lifecycle.HOOK_EVENTS and step not in LEFT_OUT]
+        steps = list(plan.steps) if run_hooks else [
+            step for step in plan.steps if step not in lifecycle.HOOK_EVENTS and step not in LEFT_OUT]
         at = steps.index(lifecycle.persist_insert)
-        split = kept["bulk"] = (plan, tuple(steps[:at]), tuple(steps[at + 1:]))
-    return split[1], split[2]
+        split = kept[key] = (plan, tuple(steps[:at]), tuple(steps[at + 1:]))
+    return split[1], split[2], run_hooks and plan.naming_hook
 
 
 def _operation(ctx: Context, meta: Meta, controller: type, row: Mapping[str, Any], opts: SaveOptions,
-               now: str) -> Operation:
+               now: str, naming_hook: bool) -> Operation:
     """A row as the ordinary insert takes it (`lifecycle.insert`): the document, its docstatus judged."""
     doc: Document = controller(meta, ctx=ctx)
     doc.update(row)
@@ -161,7 +182,7 @@ def _operation(ctx: Context, meta: Meta, controller: type, row: Mapping[str, Any
         raise exc.DocstatusTransitionError(_("Documents inserted in bulk are drafts (docstatus 0)"),
                                            field="docstatus")
     op = Operation(doc, ctx, opts, action, now)
-    op.naming_hook = False  # no hook runs here
+    op.naming_hook = naming_hook  # (only with `run_hooks`)
     return op
 
 
@@ -171,31 +192,40 @@ def _busy(ctx: Context, meta: Meta, opts: SaveOptions, steps: tuple[Step, ...]) 
     return tuple(step for step in steps if (idle := lifecycle.IDLE.get(step)) is None or not idle(ctx, meta, opts))
 
 
-async def _run(ctx: Context, meta: Meta, steps: tuple[Step, ...], ops: Ops, result: BulkInsertResult) -> None:
+async def _run(ctx: Context, meta: Meta, steps: tuple[Step, ...], ops: Ops, result: BulkInsertResult,
+               run_hooks: bool, *, written: bool = False) -> None:
     """`steps` in order on every document: a batched one on all of them at once, a run of the others
-    document by document."""
+    document by document. With hooks, an error after the write (`written`) raises: the document is
+    in the unit's transaction already."""
     run: list[Step] = []
+    strict = run_hooks and written
     for step in steps:
         batched = BATCHED.get(step)
         if batched is None:
             run.append(step)
             continue
         if run:
-            await _each(tuple(run), ops, result)
+            await _each(tuple(run), ops, result, strict)
             run = []
         await batched(ctx, meta, ops, result)
     if run:
-        await _each(tuple(run), ops, result)
+        await _each(tuple(run), ops, result, strict)
 
 
-async def _each(steps: tuple[Step, ...], ops: Ops, result: BulkInsertResult) -> None:
-    """`steps` on every document still going; one they refuse is reported and left out."""
+async def _each(steps: tuple[Step, ...], ops: Ops, result: BulkInsertResult, strict: bool) -> None:
+    """`steps` on every document still going; one they refuse is reported and left out (unless
+    `strict`: then the error raises)."""
     for index, op in list(ops.items()):
+        step = steps[0]
         try:
             for step in steps:
                 await step(op)
         except exc.FwError as e:
+            if strict:
+                raise
             result.failed[index] = e
+            if step in lifecycle.HOOK_EVENTS:
+                result.refused_by_hook.add(index)
             del ops[index]
 
 
@@ -220,7 +250,8 @@ async def _name(ctx: Context, meta: Meta, ops: Ops, result: BulkInsertResult) ->
     """`lifecycle.set_name` for every document, but with a counter's numbers reserved in one block per
     series: a document a counter names (no name set by code, no amendment, no controller `autoname`)
     gets its number here, any other its name from `set_name` itself."""
-    counter_rule = _uses_counter(meta) and not callable(getattr(ctx.site.apps.controller(meta.name), "autoname", None))
+    counter_rule = (_uses_counter(meta) and not callable(getattr(ctx.site.apps.controller(meta.name), "autoname", None))
+                    and not any(op.naming_hook for op in ops.values()))  # (a before_naming hook: by `set_name`)
     counted: dict[int, BaseDocument] = {}
     for index, op in list(ops.items()):
         doc = op.doc
@@ -241,8 +272,16 @@ async def _name(ctx: Context, meta: Meta, ops: Ops, result: BulkInsertResult) ->
             lifecycle.name_children(ops[index].doc)
 
 
+async def _write_versions(ctx: Context, meta: Meta, ops: Ops, result: BulkInsertResult) -> None:
+    """`lifecycle.write_version` for every document (`run_hooks` only), in one write."""
+    records = [record for op in ops.values()
+               if (record := versioning.version_record(ctx, op.doc, op.action, op.now)) is not None]
+    if records:
+        await _write_in_transaction(ctx, ctx.meta("Version"), records)
+
+
 BATCHED: dict[Step, Callable[[Context, Meta, Ops, BulkInsertResult], Awaitable[None]]] = {
-    lifecycle.set_name: _name, lifecycle.check_links: _check_links}
+    lifecycle.set_name: _name, lifecycle.check_links: _check_links, lifecycle.write_version: _write_versions}
 # the insert's steps bulk leaves out besides the hooks: a Version record per document is a write per document
 LEFT_OUT = frozenset({lifecycle.write_version})
 

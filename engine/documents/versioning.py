@@ -42,15 +42,24 @@ def diff(before: dict[str, Any] | None, after: dict[str, Any], doc: BaseDocument
     return {"changed": changed, "added": added, "removed": removed, "row_changed": row_changed}
 
 
-async def record(ctx: Context, doc: BaseDocument, action: Action, now: str,
-                 before: dict[str, Any] | None = None) -> None:
-    """The Version record of an operation: `before` is the stored record an update replaced."""
+def version_record(ctx: Context, doc: BaseDocument, action: Action, now: str,
+                   before: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The Version record of an operation (None when it changed nothing a Version shows): `before`
+    is the stored record an update replaced. Bulk inserts write many in one call (engine/documents/bulk.py)."""
     data = diff(before, doc.to_record(), doc) if action is not Action.INSERT else {"created": True}
     if action in (Action.SUBMIT, Action.CANCEL):
         data["docstatus"] = action.value
     if not any(data.get(k) for k in ("created", "changed", "added", "removed", "row_changed", "docstatus")):
-        return
-    await store.insert(ctx, ctx.meta("Version"), {
+        return None
+    return {
         "_id": naming.hash_name(), "ref_doctype": doc.doctype, "docname": doc.name, "data": data,
         "owner": ctx.user, "modified_by": ctx.user, "creation": now, "modified": now, "docstatus": 0, "idx": 0,
-    })
+    }
+
+
+async def record(ctx: Context, doc: BaseDocument, action: Action, now: str,
+                 before: dict[str, Any] | None = None) -> None:
+    """Write the Version record of an operation (see `version_record`)."""
+    version = version_record(ctx, doc, action, now, before)
+    if version is not None:
+        await store.insert(ctx, ctx.meta("Version"), version)

@@ -267,6 +267,24 @@ async def get_value(ctx: Context, doctype: str, filters: Any = None, fieldname: 
     return values[fields[0]] if isinstance(fieldname, str) else [values[f] for f in fields]
 
 
+async def get_cached_value(ctx: Context, doctype: str, name: str, fieldname: str | list[str] = "name", *,
+                           as_dict: bool = False) -> Any:
+    """`get_value` of one document by name, read once per unit of work (Frappe's `get_cached_value`,
+    for master data a hook looks up on every save): the unit keeps the answer until it writes
+    anything, so a batch of documents checking the same Branch reads it once, and a unit never reads
+    a value it has since changed. Outside a unit of work it is `get_value`.
+    """
+    uow = ctx.uow
+    if uow is None:
+        return await get_value(ctx, doctype, name, fieldname, as_dict=as_dict)
+    key = (doctype, name, fieldname if isinstance(fieldname, str) else tuple(fieldname), as_dict)
+    if key in uow.reads:
+        value = uow.reads[key]
+    else:
+        value = uow.reads[key] = await get_value(ctx, doctype, name, fieldname, as_dict=as_dict)
+    return value.copy() if isinstance(value, dict | list) else value  # (the caller may change its copy)
+
+
 async def exists(ctx: Context, doctype: str, filters: Any) -> str | None:
     """The name of the first matching document, or None."""
     if isinstance(filters, Mapping) and not filters:

@@ -3,9 +3,10 @@
 import engine as fw
 
 EXPECTED = ["Context", "Document", "_", "aggregate", "apply_workflow", "coerce_value", "count", "delete_doc",
-            "enqueue", "exceptions", "exists", "get_all", "get_doc", "get_list", "get_single_value",
-            "get_value", "has_permission", "insert_many", "log_error", "new_doc", "publish_progress",
-            "publish_realtime", "rename_field", "sendmail", "throw", "unit_of_work", "whitelist"]
+            "enqueue", "exceptions", "exists", "get_all", "get_cached_value", "get_doc", "get_list",
+            "get_single_value", "get_value", "has_permission", "insert_many", "log_error", "new_doc",
+            "publish_progress", "publish_realtime", "rename_field", "sendmail", "throw", "unit_of_work",
+            "whitelist"]
 
 
 def test_public_api_is_pinned_and_sorted() -> None:

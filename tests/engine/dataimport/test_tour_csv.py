@@ -27,10 +27,9 @@ async def test_the_tour_csv_imports(ws: Site) -> None:  # noqa: F811
             for branch in branches:
                 await new_doc(ctx, "Branch", branch=branch, company=company).insert()
     content = CSV.read_bytes()
-    meta = ctx.meta("Employee")
-    total = importer.count_documents(read_sheet(CSV.name, content, 10_000_000), meta, None)
-    outcome = await importer.run(ctx, read_sheet(CSV.name, content, 10_000_000), total,
+    outcome = await importer.run(ctx, read_sheet(CSV.name, content, 10_000_000),
                                  importer.Options(data_import=None, doctype="Employee",
                                                   import_type="Insert New Records"))
     assert (outcome.succeeded, outcome.failed, outcome.warnings) == (3, [], [])
+    assert (outcome.total, outcome.rows) == (3, 3)
     assert sorted(await get_all(ctx, "Employee", pluck="employee_number")) == ["N-9001", "N-9002", "S-9001"]

@@ -146,3 +146,89 @@ async def test_new_documents_start_in_the_workflows_first_state(ctx: Context, si
     result = await insert_many(site.context(manager.email), "Test Order", [order, {**order, "workflow_state": "Open"}])
     assert list(result.names) == [0] and isinstance(result.failed[1], exc.WorkflowTransitionError)
     assert (await get_doc(ctx, "Test Order", result.names[0])).workflow_state == "Draft"
+
+
+# -- run_hooks: the whole insert plan, for many documents at a time --------------------------------
+
+ORDER = {"customer": "Acme", "posting_date": "2024-03-01", "items": [{"item": "bolt", "qty": 2, "rate": 1.5}]}
+
+
+async def test_with_hooks_each_document_meets_what_an_ordinary_insert_does(ctx: Context) -> None:
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
+        single = await new_doc(ctx, "Test Order", **ORDER).insert()
+    async with unit_of_work(ctx):
+        result = await insert_many(ctx, "Test Order", [ORDER, {**ORDER, "remarks": "two"}], atomic=True,
+                                   run_hooks=True)
+    assert result.failed == {} and len(result.inserted) == 2
+    for name in result.inserted:
+        stored = await get_doc(ctx, "Test Order", name)
+        assert stored.total == 3.0 and stored.items[0].amount == 3.0  # set by the controller's validate
+        assert stored.customer_name == single.customer_name  # fetched like the ordinary insert's
+    versions = await get_all(ctx, "Version", filters=[["ref_doctype", "=", "Test Order"]], pluck="docname")
+    assert sorted(versions) == sorted([single.name, *result.inserted])  # track_changes: one Version each
+
+
+async def test_with_hooks_the_hooks_run_in_the_plans_order(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fwtest.doctype.test_order.test_order import TestOrder
+
+    seen: dict[str, list[str]] = {}
+
+    def keep(self: TestOrder) -> None:  # on_change is the last hook: what ran on this document so far
+        self._record("on_change")
+        seen[str(self.remarks)] = list(self.flags["events"])
+
+    monkeypatch.setattr(TestOrder, "on_change", keep)
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
+        await new_doc(ctx, "Test Order", **ORDER, remarks="ordinary").insert()
+    async with unit_of_work(ctx):
+        await insert_many(ctx, "Test Order", [{**ORDER, "remarks": "bulk"}], atomic=True, run_hooks=True)
+    assert seen["bulk"] == seen["ordinary"]
+    assert "controller:before_naming" in seen["bulk"] and "controller:after_insert" in seen["bulk"]
+
+
+async def test_with_hooks_a_refusal_by_a_hook_is_told_apart(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    from fwtest.doctype.test_order.test_order import TestOrder
+
+    original = TestOrder.validate
+
+    def validate(self: TestOrder) -> None:
+        original(self)
+        if self.remarks == "refuse":
+            raise exc.ValidationError("refused by the controller", field="remarks")
+
+    monkeypatch.setattr(TestOrder, "validate", validate)
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
+    async with unit_of_work(ctx):
+        result = await insert_many(ctx, "Test Order", [
+            ORDER, {**ORDER, "remarks": "refuse"}, {**ORDER, "posting_date": None}, {**ORDER, "customer": "Nobody"}],
+            atomic=True, run_hooks=True)
+    assert list(result.names) == [0]
+    assert {i: type(e).__name__ for i, e in result.failed.items()} == {
+        1: "ValidationError", 2: "MandatoryError", 3: "LinkValidationError"}
+    assert result.refused_by_hook == {1}
+
+
+async def test_with_hooks_an_error_after_the_write_stores_nothing(ctx: Context,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from fwtest.doctype.test_order.test_order import TestOrder
+
+    def on_update(self: TestOrder) -> None:
+        if self.remarks == "fail":
+            raise exc.ValidationError("on_update refused")
+
+    monkeypatch.setattr(TestOrder, "on_update", on_update)
+    async with unit_of_work(ctx):
+        await new_doc(ctx, "Test Customer", customer_name="Acme").insert()
+    with pytest.raises(exc.ValidationError, match="on_update refused"):
+        async with unit_of_work(ctx):
+            await insert_many(ctx, "Test Order", [ORDER, {**ORDER, "remarks": "fail"}], atomic=True, run_hooks=True)
+    assert await get_all(ctx, "Test Order", pluck="name") == []
+    assert await get_all(ctx, "Version", filters=[["ref_doctype", "=", "Test Order"]], pluck="name") == []
+
+
+async def test_hooks_need_the_transaction(ctx: Context) -> None:
+    with pytest.raises(exc.DataError, match="atomic"):
+        await insert_many(ctx, "Test Order", [ORDER], run_hooks=True)

@@ -16,7 +16,8 @@ class Employee(fw.Document):
         (reports group by company and copy both fields, so a mismatch would split an employee)."""
         if not self.branch or not self.company:
             return
-        branch_company = await fw.get_value(self.ctx, "Branch", self.branch, "company")
+        # (read once per unit of work: an import checks a batch of employees of the same branch)
+        branch_company = await fw.get_cached_value(self.ctx, "Branch", self.branch, "company")
         if branch_company and branch_company != self.company:
             fw.throw(fw._("Branch {0} belongs to company {1}, not {2}", self.branch, branch_company, self.company),
                      field="branch")
