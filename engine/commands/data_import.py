@@ -30,6 +30,7 @@ SHOWN_FAILURES = 50
 def data_import(path: Path, doctype: str, kind: str, submit_after_import: bool, mute_emails: bool) -> None:
     """Import the rows of a CSV or Excel file into DOCTYPE."""
     # deferred: `fw` starts without loading what only this command needs (CLI start-up time)
+    from engine.core.data_import import import_options
     from engine.dataimport import importer
     from engine.dataimport.reader import read_sheet
 
@@ -38,20 +39,22 @@ def data_import(path: Path, doctype: str, kind: str, submit_after_import: bool, 
             ctx = site.context("Administrator")
             meta = ctx.meta(doctype)
             content = path.read_bytes()
+            total = importer.count_documents(read_sheet(path.name, content, site.settings.max_file_size), meta, None)
             sheet = read_sheet(path.name, content, site.settings.max_file_size)
             for notice in sheet.notices:
                 console.print(f"[yellow]{notice}[/yellow]", soft_wrap=True)
             options = importer.Options(data_import=None, doctype=meta.name, import_type=TYPES[kind],
-                                       submit_after_import=submit_after_import, mute_emails=mute_emails)
+                                       submit_after_import=submit_after_import, mute_emails=mute_emails,
+                                       template_options=await import_options(ctx, None))
             with Progress(TextColumn("Importing {task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), console=console, transient=True) as bar:
-                task = bar.add_task(meta.name, total=max((sheet.last_row or 1) - 1, 0) or None)
+                task = bar.add_task(meta.name, total=total)
 
                 async def progress(current: int, count: int, outcome: importer.Outcome) -> None:
-                    bar.update(task, completed=current, total=count)
+                    bar.update(task, completed=current)
 
                 started = time.perf_counter()
-                outcome = await importer.run(ctx, sheet, options, progress)
+                outcome = await importer.run(ctx, sheet, total, options, progress)
             return outcome, time.perf_counter() - started
 
     outcome, seconds = run(go)

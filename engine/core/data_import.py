@@ -15,13 +15,14 @@ from engine.apps.whitelisted import whitelist
 from engine.context import Context, run_in_unit_of_work
 from engine.dataimport import importer, preview, template
 from engine.dataimport.reader import Sheet, read_sheet
+from engine.dataimport.values import DATE_FORMATS, ISO_DATE
 from engine.documents.document import Document
 from engine.documents.factory import get_doc
 from engine.export.writer import Download, file_format
 from engine.files import serving, storage
 from engine.jobs.queue import enqueue
 from engine.methods.args import json_arg
-from engine.query.listing import get_list
+from engine.query.listing import get_list, get_value
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -48,10 +49,31 @@ class DataImport(Document):
             mapping = (options or {}).get("column_to_field_map", {})
             if not isinstance(mapping, dict):
                 raise exc.ValidationError(_("template_options has the wrong shape"), field="template_options")
+            if (options or {}).get("date_format", ISO_DATE) not in DATE_FORMATS:
+                raise exc.ValidationError(_("The date format of template_options must be one of {0}",
+                                            ", ".join(DATE_FORMATS)), field="template_options")
 
 
 def template_options_of(doc: Document) -> dict[str, Any] | None:
     return json_arg(doc.get("template_options"), "template_options", kinds=(dict,))
+
+
+async def site_date_format(ctx: Context) -> str:
+    """System Settings' `date_format` (its default where never saved): the Desk shows dates so, and
+    a file to import may write them so (as well as ISO), as in Frappe."""
+    value = await get_value(ctx, "System Settings", None, "date_format")
+    if not value:
+        field = ctx.meta("System Settings").get_field("date_format")
+        value = field.default if field is not None else None
+    return str(value) if value in DATE_FORMATS else ISO_DATE
+
+
+async def import_options(ctx: Context, template_options: dict[str, Any] | None) -> dict[str, Any]:
+    """The user's `template_options` with the site's date format, unless the user chose one."""
+    options = dict(template_options or {})
+    if not options.get("date_format"):
+        options["date_format"] = await site_date_format(ctx)
+    return options
 
 
 async def _import_doc(ctx: Context, name: str) -> Document:
@@ -88,8 +110,8 @@ async def get_preview_from_template(ctx: Context, data_import: str, import_file:
                                     template_options: Any = None) -> dict[str, Any]:
     """The columns, their fields, the first rows and every problem, without writing anything."""
     doc = await _import_doc(ctx, data_import)
-    options = json_arg(template_options, "template_options", kinds=(dict,)) if template_options is not None \
-        else template_options_of(doc)
+    options = await import_options(ctx, json_arg(template_options, "template_options", kinds=(dict,))
+                                   if template_options is not None else template_options_of(doc))
     sheet = await sheet_of(ctx, import_file or doc.get("import_file"))
     return await preview.build_preview(ctx, ctx.meta(doc.reference_doctype), sheet, options, doc.import_type)
 
@@ -120,9 +142,10 @@ async def run_data_import(ctx: Context, data_import: str) -> dict[str, Any]:
     """The job: import the file's documents (or, on a second run, those that failed) and record the status."""
     doc = await _import_doc(ctx, data_import)
     meta: Meta = ctx.meta(doc.reference_doctype)
-    options = template_options_of(doc)
+    options = await import_options(ctx, template_options_of(doc))
     retry = doc.get("status") in ("Partial Success", "Error")
     only_rows = await _failed_rows(ctx, str(doc.name)) if retry else None
+    total = importer.count_documents(await sheet_of(ctx, doc.import_file), meta, options)
     run_options = importer.Options(
         data_import=str(doc.name), doctype=meta.name, import_type=doc.import_type,
         submit_after_import=bool(doc.get("submit_after_import")), mute_emails=bool(doc.get("mute_emails")),
@@ -131,10 +154,10 @@ async def run_data_import(ctx: Context, data_import: str) -> dict[str, Any]:
     async def progress(current: int, count: int, outcome: importer.Outcome) -> None:
         await importer.announce(ctx, str(doc.name), current, count, outcome)
 
-    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file), run_options, progress)
+    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file), total, run_options, progress)
     status_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)
-    status = await run_in_unit_of_work(status_ctx, lambda: _finish(status_ctx, str(doc.name), outcome.total))
-    await importer.announce(ctx, str(doc.name), outcome.rows, outcome.rows, outcome)  # (after the status)
+    status = await run_in_unit_of_work(status_ctx, lambda: _finish(status_ctx, str(doc.name), total))
+    await importer.announce(ctx, str(doc.name), total, total, outcome)
     return {"status": status, "succeeded": outcome.succeeded, "failed": len(outcome.failed)}
 
 

@@ -1,13 +1,16 @@
 """Which field each column fills: Frappe's template labels (`ID` for the name, a field's label, a child
 table's field as `Label (Table Label)`), the fieldname itself, or what the user chose in the Data
 Import's `template_options` (`{"column_to_field_map": {"<column index>": "<field>" | "<table>.<field>"
-| ""}}`, "" skipping the column). Unknown and repeated columns are skipped with a warning naming them."""
+| ""}}`, "" skipping the column). Unknown and repeated columns are skipped with a warning naming them.
+`template_options["date_format"]` (the site's, which the caller puts there unless the user chose one)
+is how the file writes dates besides ISO."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
+from engine.dataimport.values import DATE_FORMATS, ISO_DATE
 from engine.meta.schema import DocFieldSchema, Meta
 from engine.translation import _
 
@@ -24,6 +27,7 @@ class Column:
     table: str | None = None
     df: DocFieldSchema | None = None
     warning: str | None = None
+    date_format: str = ISO_DATE  # how the file writes a date besides ISO (one of `values.DATE_FORMATS`)
 
     @property
     def fieldname(self) -> str | None:
@@ -76,12 +80,14 @@ def field_of(meta: Meta, target: str) -> tuple[str | None, DocFieldSchema | None
 
 def map_columns(meta: Meta, header: list[str], template_options: dict[str, Any] | None) -> list[Column]:
     chosen = (template_options or {}).get("column_to_field_map") or {}
+    date_format = (template_options or {}).get("date_format")
+    date_format = date_format if date_format in DATE_FORMATS else ISO_DATE
     known = targets(meta)
     columns: list[Column] = []
     used: dict[str, Column] = {}
     for index, raw in enumerate(header):
         text = str(raw or "").strip()
-        column = Column(index, text, column_letter(index), None)
+        column = Column(index, text, column_letter(index), None, date_format=date_format)
         columns.append(column)
         target = chosen[str(index)] if str(index) in chosen else known.get(text.lower())
         if target in (None, ""):

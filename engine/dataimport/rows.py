@@ -71,7 +71,7 @@ def payloads(rows: Iterator[tuple[int, list[Any]]], columns: list[Column]) -> It
 def _put(payload: Payload, target: dict[str, Any], column: Column, number: int, raw: Any) -> None:
     assert column.df is not None
     try:
-        value = parse(column.df, raw)
+        value = parse(column.df, raw, column.date_format)
     except ValueProblem as problem:
         payload.problems.append(f"{column.where(number)}: {problem}")
         return

@@ -71,12 +71,12 @@ async def test_cell_and_column_problems_name_row_and_column(ctx: Context) -> Non
     assert "Column B (Title) repeats column A (Title) and is not imported" in warnings
     assert "Column F (Colour) matches no field of Test Note and is not imported" in warnings
     expected = [
-        "Row 2, column C (Due): 31.03.2024 is not a date in the form YYYY-MM-DD (e.g. 2024-03-31)",
+        "Row 2, column C (Due): 31.03.2024 is not a date in the form DD-MM-YYYY or YYYY-MM-DD (e.g. 31-03-2024)",
         "Row 2, column D (Count): 1,234 has a thousands separator; write the number without it (e.g. 1234)",
         "Row 2, column E (Amount): 2,5 uses a decimal comma; write 2.5",
         "Row 2, column G (Customer): Test Customer Nobody does not exist or you may not use it",
         "Row 3, column A (Title): Title is mandatory and empty",
-        "Row 4, column C (Due): 2024-02-30 is not a date in the form YYYY-MM-DD (e.g. 2024-03-31)",
+        "Row 4, column C (Due): 2024-02-30 is not a date in the form DD-MM-YYYY or YYYY-MM-DD (e.g. 31-03-2024)",
         "Row 4, column D (Count): x is not a whole number",
         "Row 4, column E (Amount): =SUM(1) is a formula; formulas are not imported, write its value instead",
     ]
