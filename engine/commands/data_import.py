@@ -39,7 +39,6 @@ def data_import(path: Path, doctype: str, kind: str, submit_after_import: bool, 
             ctx = site.context("Administrator")
             meta = ctx.meta(doctype)
             content = path.read_bytes()
-            total = importer.count_documents(read_sheet(path.name, content, site.settings.max_file_size), meta, None)
             sheet = read_sheet(path.name, content, site.settings.max_file_size)
             for notice in sheet.notices:
                 console.print(f"[yellow]{notice}[/yellow]", soft_wrap=True)
@@ -48,13 +47,13 @@ def data_import(path: Path, doctype: str, kind: str, submit_after_import: bool, 
                                        template_options=await import_options(ctx, None))
             with Progress(TextColumn("Importing {task.description}"), BarColumn(), MofNCompleteColumn(),
                           TimeElapsedColumn(), console=console, transient=True) as bar:
-                task = bar.add_task(meta.name, total=total)
+                task = bar.add_task(meta.name, total=max((sheet.last_row or 1) - 1, 0) or None)
 
                 async def progress(current: int, count: int, outcome: importer.Outcome) -> None:
-                    bar.update(task, completed=current)
+                    bar.update(task, completed=current, total=count)
 
                 started = time.perf_counter()
-                outcome = await importer.run(ctx, sheet, total, options, progress)
+                outcome = await importer.run(ctx, sheet, options, progress)
             return outcome, time.perf_counter() - started
 
     outcome, seconds = run(go)

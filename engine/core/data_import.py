@@ -145,7 +145,6 @@ async def run_data_import(ctx: Context, data_import: str) -> dict[str, Any]:
     options = await import_options(ctx, template_options_of(doc))
     retry = doc.get("status") in ("Partial Success", "Error")
     only_rows = await _failed_rows(ctx, str(doc.name)) if retry else None
-    total = importer.count_documents(await sheet_of(ctx, doc.import_file), meta, options)
     run_options = importer.Options(
         data_import=str(doc.name), doctype=meta.name, import_type=doc.import_type,
         submit_after_import=bool(doc.get("submit_after_import")), mute_emails=bool(doc.get("mute_emails")),
@@ -154,10 +153,10 @@ async def run_data_import(ctx: Context, data_import: str) -> dict[str, Any]:
     async def progress(current: int, count: int, outcome: importer.Outcome) -> None:
         await importer.announce(ctx, str(doc.name), current, count, outcome)
 
-    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file), total, run_options, progress)
+    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file), run_options, progress)
     status_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)
-    status = await run_in_unit_of_work(status_ctx, lambda: _finish(status_ctx, str(doc.name), total))
-    await importer.announce(ctx, str(doc.name), total, total, outcome)
+    status = await run_in_unit_of_work(status_ctx, lambda: _finish(status_ctx, str(doc.name), outcome.total))
+    await importer.announce(ctx, str(doc.name), outcome.rows, outcome.rows, outcome)  # (after the status)
     return {"status": status, "succeeded": outcome.succeeded, "failed": len(outcome.failed)}
 
 
