@@ -99,10 +99,12 @@ async def sheet_of(ctx: Context, url: str | None) -> Sheet:
 async def download_template(ctx: Context, doctype: str, export_fields: Any = None,
                             export_records: str = "blank_template", export_filters: Any = None,
                             file_type: str = "CSV") -> Download:
-    """Frappe's template: the header row of the chosen fields' labels, then the chosen records."""
+    """Frappe's template: the header row of the chosen fields' labels, then the chosen records.
+    `export_fields`: `{doctype: [fields], table: [fields]}` (or its JSON), `All` or `Mandatory`."""
+    plain = isinstance(export_fields, str) and export_fields.strip().lower() in template.FIELD_CHOICES
     return await template.download_template(
-        ctx, doctype, json_arg(export_fields, "export_fields", kinds=(dict,)), export_records or "blank_template",
-        json_arg(export_filters, "export_filters"), file_format(file_type))
+        ctx, doctype, export_fields if plain else json_arg(export_fields, "export_fields", kinds=(dict, str)),
+        export_records or "blank_template", json_arg(export_filters, "export_filters"), file_format(file_type))
 
 
 @whitelist(path=f"{PATH}.get_preview_from_template")
