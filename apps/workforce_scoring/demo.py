@@ -3,7 +3,10 @@
 Loads 2 companies, 4 branches, 200 employees, three months (this one and the two before) of daily
 values delivered through `receive_data`, violations in every workflow state, the monthly scores of
 those months (the two complete ones submitted), and one user per role (password `demo-pass-1`).
-It refuses to load twice: the demo companies are its marker.
+The companies, branches and employees may come from spreadsheets first, as the README's tour loads
+them (`fw data-import` of apps/hr/demo/companies.csv, branches.csv and employees.csv, the same
+records): it takes those that exist and creates the others. It refuses to load twice: the demo
+users are its marker.
 """
 
 from __future__ import annotations
@@ -41,9 +44,9 @@ PATHS: dict[str, list[str]] = {
 
 async def load(ctx: fw.Context, seed: int = 7) -> dict[str, Any]:
     """Load the demo data (once); returns what was created."""
-    marker = next(iter(COMPANIES))
-    if await fw.exists(ctx, "Company", marker):
-        raise exc.ValidationError(fw._("The demo data is already loaded (company {0} exists); load it into a "
+    marker = next(iter(USERS))
+    if await fw.exists(ctx, "User", marker):
+        raise exc.ValidationError(fw._("The demo data is already loaded (user {0} exists); load it into a "
                                        "fresh database to start over", marker))
     rnd = random.Random(seed)
     today = date.today()
@@ -74,15 +77,19 @@ def month_before(day: date, months: int) -> date:
 
 async def masters(ctx: fw.Context) -> None:
     for company, branches in COMPANIES.items():
-        await fw.new_doc(ctx, "Company", company_name=company).insert()
+        if not await fw.exists(ctx, "Company", company):
+            await fw.new_doc(ctx, "Company", company_name=company).insert()
         for branch in branches:
-            await fw.new_doc(ctx, "Branch", branch=branch, company=company).insert()
+            if not await fw.exists(ctx, "Branch", branch):
+                await fw.new_doc(ctx, "Branch", branch=branch, company=company).insert()
     for vtype, points in VIOLATION_TYPES.items():
         if not await fw.exists(ctx, "Warehouse Violation Type", vtype):
             await fw.new_doc(ctx, "Warehouse Violation Type", violation_type=vtype, penalty_points=points).insert()
 
 
 async def staff(ctx: fw.Context, rnd: random.Random) -> list[dict[str, Any]]:
+    """The demo's employees (apps/hr/demo/employees.csv holds the same rows): those imported already,
+    else created here."""
     branches = [(company, branch) for company, names in COMPANIES.items() for branch in names]
     rows = []
     for i in range(EMPLOYEES):
@@ -91,6 +98,11 @@ async def staff(ctx: fw.Context, rnd: random.Random) -> list[dict[str, Any]]:
                      "company": company, "branch": branch, "status": "Left" if i % 50 == 49 else "Active",
                      "date_of_joining": f"20{15 + i % 10}-0{1 + i % 9}-15",
                      "shift": ["Day", "Night", "Rotating"][i % 3]})
+    numbers = [r["employee_number"] for r in rows]
+    imported = await fw.get_all(ctx, "Employee", filters=[["employee_number", "in", numbers]], limit_page_length=0,
+                                fields=["name", "employee_number", "employee_name", "status", "company", "branch"])
+    if imported:  # (the random names above are drawn all the same: the values that follow stay the same)
+        return sorted(imported, key=lambda e: e["employee_number"])
     result = await fw.insert_many(ctx, "Employee", rows)
     if result.failed or result.duplicates:
         raise exc.ValidationError(fw._("The demo employees could not be created: {0}",

@@ -48,23 +48,29 @@ def kind_of(filename: str, content: bytes) -> str:
     raise exc.ValidationError(_("Import CSV or Excel (XLSX) files only, not {0}", filename), field="import_file")
 
 
-def _decode(content: bytes) -> tuple[str, list[str]]:
-    if content.startswith(b"\xef\xbb\xbf"):
+def _encoding(content: bytes) -> tuple[str, list[str]]:
+    """The codec the file is read with (checked by decoding it once, then let go) and its notices."""
+    codecs = ("utf-8-sig", "utf-8") if content.startswith(b"\xef\xbb\xbf") else ("utf-8",)
+    for codec in codecs:
         try:
-            return content[3:].decode("utf-8"), []
+            content.decode(codec)
+            return codec, []
         except UnicodeDecodeError:
-            pass
+            continue
+    # Excel on Windows saves "CSV" in the system's code page; cp1252 decodes Western European text
     try:
-        return content.decode("utf-8"), []
+        content.decode("cp1252")
+        codec, encoding = "cp1252", "Windows-1252"
     except UnicodeDecodeError:
-        # Excel on Windows saves "CSV" in the system's code page; cp1252 decodes Western European text
-        try:
-            text = content.decode("cp1252")
-            encoding = "Windows-1252"
-        except UnicodeDecodeError:
-            text, encoding = content.decode("latin-1"), "ISO-8859-1"
-        return text, [_("The file is not UTF-8; it was read as {0}. Check special characters in the preview, "
-                        "or save it as \"CSV UTF-8\"", encoding)]
+        codec, encoding = "latin-1", "ISO-8859-1"
+    return codec, [_("The file is not UTF-8; it was read as {0}. Check special characters in the preview, "
+                     "or save it as \"CSV UTF-8\"", encoding)]
+
+
+def _text(content: bytes, codec: str) -> io.TextIOWrapper:
+    """The file as text, decoded as it is read: a whole decoded copy would cost up to four times the
+    file's bytes (io.StringIO) for as long as the import runs."""
+    return io.TextIOWrapper(io.BytesIO(content), encoding=codec, newline="")
 
 
 def _delimiter(sample: str) -> str:
@@ -75,9 +81,9 @@ def _delimiter(sample: str) -> str:
 
 
 def read_csv(content: bytes) -> Sheet:
-    text, notices = _decode(content)
-    delimiter = _delimiter(text[:SNIFF_BYTES])
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    codec, notices = _encoding(content)
+    delimiter = _delimiter(_text(content, codec).read(SNIFF_BYTES))
+    reader = csv.reader(_text(content, codec), delimiter=delimiter)
     try:
         header = next(reader)
     except StopIteration:
@@ -96,7 +102,7 @@ def read_csv(content: bytes) -> Sheet:
             raise exc.ValidationError(_("Row {0}: {1}", number + 1, str(error)), field="import_file") from None
 
     try:  # (a pass of the C tokenizer alone: much cheaper than reading the rows' values)
-        last_row: int | None = sum(1 for _cells in csv.reader(io.StringIO(text, newline=""), delimiter=delimiter))
+        last_row: int | None = sum(1 for _cells in csv.reader(_text(content, codec), delimiter=delimiter))
     except csv.Error:
         last_row = None  # (the rows' own pass names the bad row)
     return Sheet([h.strip() for h in header], rows(), "CSV", notices, last_row)

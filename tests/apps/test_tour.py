@@ -1,6 +1,7 @@
-"""The README's "Five-minute tour", run as written: `fw migrate`, `fw execute
-workforce_scoring.demo.load`, `fw data-import` of the new hires and `fw start` as real processes on a
-fresh root whose apps.txt is the repository's (a fresh clone), then the README's curl block through bash."""
+"""The README's "Five-minute tour", run as written: `fw migrate`, `fw data-import` of the companies,
+branches and employees, `fw execute workforce_scoring.demo.load`, `fw data-import` of the new hires
+and `fw start` as real processes on a fresh root whose apps.txt is the repository's (a fresh clone),
+then the README's curl block through bash."""
 
 from __future__ import annotations
 
@@ -46,13 +47,19 @@ def test_the_tour(fw_servers: FwServerFactory, fresh_root: Path, mongod: embedde
         pytest.fail("the README tour test needs curl and bash on PATH")
     setup, session, spreadsheet = tour_blocks()
     commands = [line.split("#", 1)[0].strip() for line in setup.splitlines()]
-    assert [c for c in commands if c.startswith("fw ")] == [
-        "fw migrate", "fw execute workforce_scoring.demo.load", "fw start"]
+    commands = [c for c in commands if c.startswith("fw ")]
+    assert commands == [
+        "fw migrate", "fw data-import --doctype Company --file apps/hr/demo/companies.csv",
+        "fw data-import --doctype Branch --file apps/hr/demo/branches.csv",
+        "fw data-import --doctype Employee --file apps/hr/demo/employees.csv",
+        "fw execute workforce_scoring.demo.load", "fw start"]
     env = fw_servers.env({"FW_ROOT_DIR": str(fresh_root), "FW_ADMIN_PASSWORD": ADMIN_PASSWORD})
-    for command in ("migrate", "execute workforce_scoring.demo.load"):
-        done = subprocess.run([sys.executable, "-m", "engine.cli", *command.split()], env=env, cwd=fw_servers.workdir,
-                              capture_output=True, text=True, timeout=300)
-        assert done.returncode == 0, f"fw {command}:\n{done.stdout}\n{done.stderr}"
+    for command in commands[:-1]:  # (from the site's folder, where apps/ is)
+        done = subprocess.run([sys.executable, "-m", "engine.cli", *shlex.split(command)[1:]], env=env,
+                              cwd=fresh_root, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, f"{command}:\n{done.stdout}\n{done.stderr}"
+        if command.startswith("fw data-import --doctype Employee"):
+            assert "200 of 200 documents imported" in done.stderr  # (the console writes to stderr)
     assert json.loads(done.stdout)["employees"] == 200
     again = subprocess.run([sys.executable, "-m", "engine.cli", "execute", "workforce_scoring.demo.load"], env=env,
                            cwd=fw_servers.workdir, capture_output=True, text=True, timeout=300)
