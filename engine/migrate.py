@@ -29,6 +29,7 @@ from engine.core.bootstrap import ensure_bootstrap
 from engine.documents import store
 from engine.jobs import outbox
 from engine.jobs.scheduler import sync_job_types
+from engine.notifications import alerts
 
 # the schema sync is a layer below (engine/schema_sync.py, which the controllers use); re-exported
 from engine.schema_sync import MigrateReport as MigrateReport
@@ -130,8 +131,10 @@ async def _run_hooks(site: Site, hooks: list[tuple[str, Callable[..., Any]]], ra
 
 
 async def _ensure_internal_indexes(site: Site) -> None:
-    """Indexes of fw's own collections: sessions expire by TTL; the job outbox is read oldest first."""
+    """Indexes of fw's own collections: sessions and the Notifications' sent keys expire by TTL; the
+    job outbox is read oldest first."""
     await outbox.ensure_indexes(site)
+    await alerts.ensure_indexes(site)
     await site.sessions.ensure_indexes()
 
 

@@ -10,7 +10,9 @@ doc_events: dict[str, dict[str, list[str]]] = {
                            "engine.methods.share.on_delete", "engine.desk.assign_to.on_delete"],
           # a cancelled document's open ToDos are cancelled with it (business.md §2.4)
           "on_cancel": ["engine.desk.assign_to.on_cancel"],
-          # the Notifications of the doctypes that have one (the lifecycle's `queue_notifications` step)
+          # the Notifications of the doctypes that have one (the lifecycle's `match_notifications` step
+          # before the write, `queue_notifications` after it)
+          "fw_notifications_match": ["engine.notifications.alerts.match_operation"],
           "fw_notifications": ["engine.notifications.alerts.on_operation"]},
 }
 

@@ -80,6 +80,8 @@ class Operation:
     # `validate_fields` types them again; without it the second pass would find nothing to change
     recoerce: bool = False
     naming_hook: bool = True  # a before_naming hook exists (from the plan: set_name skips asking)
+    # the Notifications that fire on it, when `match_notifications` decided before the write (None: not yet)
+    notifications: list[str] | None = None
 
 
 Step = Callable[[Operation], Awaitable[None]]
@@ -395,15 +397,26 @@ async def emit_realtime(op: Operation) -> None:
     realtime.notify_change(op.ctx, op.doc)
 
 
+async def match_notifications(op: Operation) -> None:
+    """Before a write that would skip its transaction (`final_write`): whether a Notification fires on
+    it (engine/notifications/alerts.py, through the core's `fw_notifications_match` doc_event), which
+    then gives the write its transaction, so that the job the Notification queues commits with the
+    document. Only doctypes with an enabled Notification keep this step in their plans (`NEEDED`)."""
+    if op.final_write:
+        for handler in op.ctx.site.apps.handlers(op.doc.doctype, MATCH_EVENT):
+            await _call(handler, op)
+
+
 async def queue_notifications(op: Operation) -> None:
     """The site's Notifications on the document (engine/notifications/alerts.py, reached through the
-    core's `fw_notifications` doc_event), evaluated after the commit. Only doctypes with an enabled
-    Notification keep this step in their plans (`NEEDED`)."""
+    core's `fw_notifications` doc_event): a job queued with the commit for those that fire. Only
+    doctypes with an enabled Notification keep this step in their plans (`NEEDED`)."""
     for handler in op.ctx.site.apps.handlers(op.doc.doctype, NOTIFY_EVENT):
         await _call(handler, op)
 
 
 NOTIFY_EVENT = "fw_notifications"
+MATCH_EVENT = "fw_notifications_match"
 
 
 async def check_cancel_links(op: Operation) -> None:
@@ -415,31 +428,31 @@ async def check_cancel_links(op: Operation) -> None:
 INSERT: tuple[Step, ...] = (
     set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"),
     hook("validate"), hook("before_save"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
-    persist_insert, hook("after_insert"),
+    match_notifications, persist_insert, hook("after_insert"),
     hook("on_update"), write_version, hook("on_change"), queue_notifications, emit_realtime)
 INSERT_SUBMIT: tuple[Step, ...] = (
     set_defaults, coerce_types, check_create, hook("before_insert"), set_name, hook("before_validate"),
     hook("validate"), hook("before_submit"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
-    persist_insert, hook("after_insert"),
+    match_notifications, persist_insert, hook("after_insert"),
     hook("on_update"), hook("on_submit"), write_version, hook("on_change"), queue_notifications, emit_realtime)
 SAVE: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_validate"), hook("validate"),
     hook("before_save"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
-    check_set_only_once, persist_update, hook("on_update"),
+    check_set_only_once, match_notifications, persist_update, hook("on_update"),
     write_version, hook("on_change"), queue_notifications, emit_realtime)
 SUBMIT: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_validate"), hook("validate"),
     hook("before_submit"), check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
-    check_set_only_once, persist_update, hook("on_update"),
+    check_set_only_once, match_notifications, persist_update, hook("on_update"),
     hook("on_submit"), write_version, hook("on_change"), queue_notifications, emit_realtime)
 UPDATE_AFTER_SUBMIT: tuple[Step, ...] = (
     check_write, check_latest, keep_unwritable_row_values, coerce_types, hook("before_update_after_submit"),
     check_workflow, validate_fields, check_links, guard_fields, hash_passwords,
-    check_update_after_submit, persist_update, hook("on_update_after_submit"),
+    check_update_after_submit, match_notifications, persist_update, hook("on_update_after_submit"),
     write_version, hook("on_change"), queue_notifications, emit_realtime)
 CANCEL: tuple[Step, ...] = (
-    check_write, check_latest, hook("before_cancel"), check_workflow, check_cancel_links, persist_update,
-    hook("on_cancel"), write_version, hook("on_change"), queue_notifications, emit_realtime)
+    check_write, check_latest, hook("before_cancel"), check_workflow, check_cancel_links, match_notifications,
+    persist_update, hook("on_cancel"), write_version, hook("on_change"), queue_notifications, emit_realtime)
 
 _SAVE_STEPS = {Action.SAVE: SAVE, Action.SUBMIT: SUBMIT, Action.UPDATE_AFTER_SUBMIT: UPDATE_AFTER_SUBMIT,
                Action.CANCEL: CANCEL}
@@ -453,6 +466,7 @@ NEEDED: dict[Step, Callable[[Meta], bool]] = {
     hash_passwords: lambda meta: bool(meta.password_fields),
     check_set_only_once: lambda meta: bool(meta.set_only_once_fields),
     write_version: lambda meta: meta.track_changes and meta.name != "Version",
+    match_notifications: lambda meta: meta.registry is not None and meta.name in meta.registry.notified,
     queue_notifications: lambda meta: meta.registry is not None and meta.name in meta.registry.notified,
 }
 

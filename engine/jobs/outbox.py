@@ -4,7 +4,9 @@ to a Redis outage.
 
 - `add` (used by `enqueue(..., enqueue_after_commit=True)`) writes the job into collection
   `_fw_job_outbox` in the unit of work's transaction: it exists exactly when the request commits.
-  After the commit the same process pushes it to arq at once and deletes it from the outbox.
+  After the commit the same process pushes it to arq at once and deletes it from the outbox; a job
+  enqueued with `relay_only=True` (the Notifications') is left to the relays instead, which take it
+  at their next look: no Redis call nor delete in the request, the job starts within a second or so.
 - If Redis does not answer then (or the process dies between its commit and the push), the job
   stays in the outbox and a relay pushes it later: `run_relay` runs in every `fw serve` process,
   `fw worker` and `fw scheduler`, looks for jobs older than `RELAY_AFTER` seconds every
@@ -43,13 +45,20 @@ RELAY_BACKOFF_MAX = 30.0  # s between tries while Redis or MongoDB is away
 BATCH = 100
 
 
-async def add(ctx: Context, backend: ArqBackend, payload: JobPayload, *, at_front: bool) -> None:
-    """Write the job into the unit of work's transaction; push it to arq once that commits."""
+async def add(ctx: Context, backend: ArqBackend, payload: JobPayload, *, at_front: bool,
+              push: bool = True) -> None:
+    """Write the job into the unit of work's transaction; push it to arq once that commits, or with
+    `push=False` leave it to the relays, which take it at their next look (within RELAY_INTERVAL):
+    the request spares the Redis call and the outbox delete, the job starts a second or so later."""
+    created = time.time()
+    # (`created` orders the relay's work and says when it may take a job: one left to it, at once)
     record = {"_id": payload.enqueue_id, "job_id": payload.job_id, "payload": payload.to_dict(),
-              "at_front": at_front, "created": time.time()}
+              "at_front": at_front, "created": created if push else created - RELAY_AFTER}
     session = await ctx.write_session()
     with db.translate_errors():
         await ctx.db.collection(COLLECTION).insert_one(record, session=session)
+    if not push:
+        return
 
     async def push_now() -> None:
         try:
@@ -75,8 +84,15 @@ async def relay_pending(site: Site, backend: ArqBackend, *, older_than: float = 
     with db.translate_errors():
         records = await site.db.collection(COLLECTION).find({"created": {"$lte": cutoff}}).sort(
             "created", 1).limit(BATCH).to_list(None)
-    for record in records:
-        await relay(site, backend, record)
+    pushed: list[Any] = []
+    try:
+        for record in records:
+            await backend.submit(JobPayload.from_dict(record["payload"]), at_front=bool(record.get("at_front")))
+            pushed.append(record["_id"])
+    finally:  # what reached arq leaves the outbox in one delete (a job pushed again is refused there anyway)
+        if pushed:
+            with db.translate_errors():
+                await site.db.collection(COLLECTION).delete_many({"_id": {"$in": pushed}})
     if records:
         log.info("relayed %d job(s) from the outbox", len(records))
     return len(records)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import uuid
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from engine import exceptions as exc
@@ -35,7 +35,8 @@ class JobPayload:
     enqueue_id: str = field(default_factory=lambda: uuid.uuid4().hex)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # shallow (`asdict` would copy `kwargs` deeply: a document's values, row by row, on every enqueue)
+        return {name: getattr(self, name) for name in _NAMES}
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> JobPayload:
@@ -44,7 +45,8 @@ class JobPayload:
         return cls(**{key: value for key, value in data.items() if key in known})
 
 
-_FIELDS = frozenset(f.name for f in fields(JobPayload))
+_NAMES = tuple(f.name for f in fields(JobPayload))
+_FIELDS = frozenset(_NAMES)
 
 
 def dotted_path(method: str | Callable[..., Any]) -> str:

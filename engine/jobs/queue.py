@@ -45,12 +45,14 @@ async def enqueue(ctx: Context, method: str | Callable[..., Any], queue: str = "
                   job_name: str | None = None, on_success: str | Callable[..., Any] | None = None,
                   on_failure: str | Callable[..., Any] | None = None, *, job_id: str | None = None,
                   deduplicate: bool = False, at_front: bool = False, now: bool = False,
-                  enqueue_after_commit: bool = False, **kwargs: Any) -> str | Any | None:
+                  enqueue_after_commit: bool = False, relay_only: bool = False, **kwargs: Any) -> str | Any | None:
     """Queue `method(**kwargs)` to run as the current user; returns the job id (or the result with `now`).
 
     ```python
     await enqueue(ctx, "workforce_scoring.tasks.recalculate", queue="long", timeout=600, employee=emp)
     ```
+    `relay_only` (with Redis and `enqueue_after_commit`): the committed job waits in the outbox for a
+    relay (within a second or so) rather than being pushed to Redis by this process after the commit.
     """
     if queue not in QUEUES and queue not in ctx.site.settings.job_queue_timeouts:
         raise exc.ValidationError(_("Unknown queue {0}", queue), field="queue")
@@ -72,7 +74,7 @@ async def enqueue(ctx: Context, method: str | Callable[..., Any], queue: str = "
     backend = backend_for(ctx.site)
     if enqueue_after_commit and ctx.uow is not None:
         if isinstance(backend, ArqBackend):  # in the transaction: it exists exactly when the unit commits
-            await outbox.add(ctx, backend, payload, at_front=at_front)
+            await outbox.add(ctx, backend, payload, at_front=at_front, push=not relay_only)
             return payload.job_id
 
         async def release() -> None:

@@ -11,7 +11,8 @@ commits, and leaves exactly once.
   `send_after` pushed out (1, 2, 4, 8 minutes); after `MAX_RETRIES` tries, or at once on a permanent
   refusal (5xx), it is `Error` with the server's reason. Some recipients refused: Partially Sent.
 - `flush`, a core scheduled job every minute, sends whatever is due, so mail queued while SMTP or
-  Redis was away goes out once they are back.
+  Redis was away goes out once they are back; its run of mails shares one SMTP connection
+  (`smtp.Session`), each mail still claimed on its own.
 - Without an SMTP server configured (engine/mail/account.py) nothing is claimed: mail stays Not Sent.
 """
 
@@ -33,8 +34,8 @@ from engine.documents import store
 from engine.documents.factory import get_doc, new_doc
 from engine.files import storage
 from engine.jobs import queue as jobs
-from engine.mail import account, mime, templates
-from engine.mail.smtp import SmtpConfig, deliver
+from engine.mail import account, mime, smtp, templates
+from engine.mail.smtp import SmtpConfig
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -147,8 +148,10 @@ async def flush(ctx: Context, now: datetime | None = None) -> int:
         account.warn_unconfigured(site)
         return 0
     sent = 0
-    for name in names:
-        sent += await send_one(site, name, now=moment, config=config) in ("Sent", "Partially Sent")
+    async with smtp.Session(config) as session:  # one connection for the run (a new one when it drops)
+        for name in names:
+            sent += await send_one(site, name, now=moment, config=config, session=session) in (
+                "Sent", "Partially Sent")
     return sent
 
 
@@ -166,9 +169,10 @@ async def claim(site: Site, name: str, now: datetime) -> dict[str, Any] | None:
         return_document=db.AFTER)
 
 
-async def send_one(site: Site, name: str, *, now: datetime | None = None,
-                   config: SmtpConfig | None = None) -> str | None:
-    """Send one queued mail if it is due; returns its new status (None: not sent by this call)."""
+async def send_one(site: Site, name: str, *, now: datetime | None = None, config: SmtpConfig | None = None,
+                   session: smtp.Session | None = None) -> str | None:
+    """Send one queued mail if it is due; returns its new status (None: not sent by this call).
+    `session`: the SMTP connection of a run of mails (`flush`), else one of its own."""
     config = config or await account.outgoing(site)
     if config is None:
         account.warn_unconfigured(site)
@@ -180,7 +184,9 @@ async def send_one(site: Site, name: str, *, now: datetime | None = None,
     pending = [r["recipient"] for r in record.get("recipients") or [] if r.get("status") != "Sent"]
     retry = int(record.get("retry") or 0)
     try:
-        delivery = await deliver(config, mime.bare(record.get("sender") or ""), pending, record["message"])
+        sender = mime.bare(record.get("sender") or "")
+        delivery = await (session.deliver(sender, pending, record["message"]) if session is not None
+                          else smtp.deliver(config, sender, pending, record["message"]))
     except aiosmtplib.SMTPRecipientsRefused as e:
         reasons = {err.recipient: f"{err.code} {err.message}" for err in e.recipients}
         permanent = all(err.code >= 500 for err in e.recipients)

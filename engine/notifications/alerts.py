@@ -2,11 +2,14 @@
 Log per recipient) when a document is created, saved, submitted or cancelled, when a field changes,
 when a hook method runs, or some days before or after a date of the document.
 
-A write of a doctype that has enabled Notifications runs the lifecycle step `queue_notifications`
-(engine/documents/lifecycle.py; a plan leaves it out of every other doctype, so they pay nothing),
-which calls `on_operation` through the core's `fw_notifications` doc_event: it copies the document
-and evaluates the rules once the unit of work has committed, each rule in its own unit of work. A
-condition is evaluated by engine/safe_eval.py (no Python `eval`), subject and message by Jinja's
+A write of a doctype that has enabled Notifications runs the lifecycle steps `match_notifications`
+(before the write) and `queue_notifications` (after it; engine/documents/lifecycle.py; a plan leaves
+them out of every other doctype, so they pay nothing), which call `match_operation` and `on_operation`
+through the core's doc_events. The request only decides which rules fire (their event, the changed
+value, the condition): a save on which none fires queues nothing; one on which some fire queues one
+job with its commit (`enqueue_after_commit`: with Redis through the job outbox, in the document's own
+transaction), and the job (`run_rules`) renders and sends each rule in its own unit of work, once.
+A condition is evaluated by engine/safe_eval.py (no Python `eval`), subject and message by Jinja's
 sandbox with `doc` (values escaped in the HTML message) and `_` (in the recipient's language). A rule
 that fails (a broken condition, template or recipient) is written to the Error Log under its name;
 the save that fired it has already succeeded. Days Before/After run daily (`send_daily`, a core
@@ -15,17 +18,20 @@ scheduler event)."""
 from __future__ import annotations
 
 import logging
+import uuid
 import weakref
 from collections.abc import Mapping
-from datetime import date, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from engine import db
 from engine import exceptions as exc
 from engine.context import Context, run_in_unit_of_work
 from engine.documents import store
 from engine.documents.docstatus import Action
 from engine.documents.factory import get_doc
 from engine.error_log import log_error
+from engine.jobs import queue as jobs
 from engine.mail.templates import render_string
 from engine.notifications import log, mail
 from engine.query import listing
@@ -51,6 +57,8 @@ FIRES = {"after_insert": "New", "on_update": "Save", "on_submit": "Submit", "on_
          "on_change": "Value Change"}
 # a save made by `set_property_after_alert` fires no Notification (it would fire its own rule again)
 QUIET = "in_notification_update"
+SENT = "_fw_notification_sent"  # the keys of what the jobs sent (`run_rules`): each rule once per save
+SENT_KEPT = timedelta(days=7)
 
 
 def events_of(op: Operation) -> tuple[str, ...]:
@@ -59,20 +67,107 @@ def events_of(op: Operation) -> tuple[str, ...]:
     return EVENTS_OF[op.action]
 
 
+async def match_operation(op: Operation) -> None:
+    """The core's `fw_notifications_match` handler, before the write of an operation that would skip
+    its transaction (`op.final_write`: nothing after the write can write): the rules that fire on it.
+    When one does, the write takes a transaction after all, so that the job the rule queues (in the
+    job outbox) commits with the document or not at all; `on_operation` queues it after the write."""
+    ctx = op.ctx
+    if not op.final_write or ctx.flags.get(QUIET):
+        return
+    before = op.doc._stored if op.old_docstatus is not None else None
+    op.notifications = await matching(ctx, op.doc, events_of(op), before)
+    if op.notifications:
+        op.final_write = False
+
+
 async def on_operation(op: Operation) -> None:
-    """The core's `fw_notifications` handler: evaluate the doctype's Notifications after the commit."""
+    """The core's `fw_notifications` handler, after the write: queue one job, with the commit, that
+    sends the rules that fire on this operation; a save on which none fires queues nothing. (After a
+    write that skipped its transaction, `match_operation` decided before it.)"""
     ctx = op.ctx
     if ctx.flags.get(QUIET) or ctx.uow is None:
         return
-    doc = op.doc
-    values = doc.as_dict()
-    before = dict(op.stored_before) if op.stored_before is not None else None
-    site, user, lang, events = ctx.site, ctx.user, ctx.lang, events_of(op)
+    names = op.notifications
+    if names is None:
+        names = await matching(ctx, op.doc, events_of(op), op.stored_before)
+    if names:
+        await _queue(ctx, op.doc, names)
 
-    async def later() -> None:
-        await fire(site, user, lang, doc.doctype, values, events, before)
 
-    ctx.after_commit(later)
+async def after_method(doc: BaseDocument, method: str) -> None:
+    """A whitelisted document method ran over HTTP (Frappe's `run_method`): the doctype's `Method`
+    rules for it, in a job queued with the commit (engine/methods/dispatch.py calls this)."""
+    ctx = doc.ctx
+    if doc.doctype not in ctx.site.meta.notified or ctx.flags.get(QUIET):
+        return
+    names = await matching(ctx, doc, (method,), None)
+    if names:
+        await _queue(ctx, doc, names)
+
+
+async def matching(ctx: Context, doc: BaseDocument, events: tuple[str, ...], before: Mapping[str, Any] | None
+                   ) -> list[str]:
+    """The names of the doctype's enabled rules that fire on `events` of `doc`: the event is theirs, the
+    watched value changed, the condition holds. A condition that fails to evaluate counts as firing:
+    the job evaluates it again and writes the failure to the Error Log under the rule's name."""
+    rules = await rules_of(ctx, doc.doctype)
+    if not rules:
+        return []
+    wanted = {FIRES[e] for e in events if e in FIRES and not (e == "on_change" and before is None)}
+    values: dict[str, Any] | None = None
+    names: list[str] = []
+    for rule in rules:
+        event = rule.get("event")
+        if event == "Method":
+            if rule.get("method") not in events:
+                continue
+        elif event not in wanted:
+            continue
+        if values is None:
+            values = doc.as_dict()
+        if event == "Value Change" and not _value_changed(rule, values, before):
+            continue
+        if _condition_holds(rule, values):
+            names.append(str(rule["_id"]))
+    return names
+
+
+def _value_changed(rule: Mapping[str, Any], values: Mapping[str, Any], before: Mapping[str, Any] | None) -> bool:
+    field = str(rule.get("value_changed") or "")
+    return bool(field) and before is not None and before.get(field) != values.get(field)
+
+
+def _condition_holds(rule: Mapping[str, Any], values: dict[str, Any]) -> bool:
+    condition = str(rule.get("condition") or "").strip()
+    if not condition:
+        return True
+    try:
+        return bool(safe_eval(condition, {"doc": values}))
+    except Exception:  # the job evaluates it again and logs the failure under the rule's name
+        return True
+
+
+async def _queue(ctx: Context, doc: BaseDocument, names: list[str]) -> None:
+    """One job for the rules `names` that fire on `doc`, queued with the unit of work's commit (with
+    Redis through the job outbox, in the same transaction as the document, and left to the outbox's
+    relays: the request makes no Redis call, the job starts within a second or so)."""
+    await jobs.enqueue(ctx, run_rules, queue="short", job_name=f"notify {doc.doctype} {doc.name}",
+                       enqueue_after_commit=True, relay_only=True, doctype=doc.doctype, values=doc.as_dict(),
+                       rules=names, key=uuid.uuid4().hex)
+
+
+async def run_rules(ctx: Context, doctype: str, values: dict[str, Any], rules: list[str], key: str) -> int:
+    """The job `on_operation` and `after_method` queue: send the rules named `rules` (those still
+    enabled) on the document `values`, each in its own unit of work and each once (`key` marks what
+    this job sent, so a job run again after its worker died sends only the rest); how many it sent."""
+    enabled = {str(rule["_id"]): rule for rule in await rules_of(ctx, doctype)}
+    sent = 0
+    for name in rules:
+        rule = enabled.get(name)
+        if rule is not None:
+            sent += await evaluate(ctx, rule, values, once=f"{key}:{name}") is True
+    return sent
 
 
 # the enabled rules of each doctype, per site, read again whenever the meta registry reloads (a saved
@@ -93,52 +188,24 @@ async def rules_of(ctx: Context, doctype: str) -> list[dict[str, Any]]:
     return rules
 
 
-async def after_method(doc: BaseDocument, method: str) -> None:
-    """A whitelisted document method ran over HTTP (Frappe's `run_method`): the doctype's `Method`
-    rules for it, after the commit (engine/methods/dispatch.py calls this)."""
-    ctx = doc.ctx
-    if doc.doctype not in ctx.site.meta.notified or ctx.flags.get(QUIET):
-        return
-    values = doc.as_dict()
-    site, user, lang, doctype = ctx.site, ctx.user, ctx.lang, doc.doctype
-
-    async def later() -> None:
-        await fire(site, user, lang, doctype, values, (method,), None)
-
-    if ctx.uow is None:
-        await later()
-    else:
-        ctx.after_commit(later)
-
-
-async def fire(site: Site, user: str, lang: str, doctype: str, values: dict[str, Any], events: tuple[str, ...],
-               before: Mapping[str, Any] | None) -> None:
-    ctx = site.context(user, lang=lang)
-    for rule in await rules_of(ctx, doctype):
-        wanted = {FIRES[e] for e in events if e in FIRES and not (e == "on_change" and before is None)}
-        if rule.get("event") == "Method":
-            if rule.get("method") not in events:
-                continue
-        elif rule.get("event") not in wanted:
-            continue
-        if rule.get("event") == "Value Change" and not _value_changed(rule, values, before):
-            continue
-        await evaluate(ctx, rule, values)
-
-
-def _value_changed(rule: Mapping[str, Any], values: Mapping[str, Any], before: Mapping[str, Any] | None) -> bool:
-    field = str(rule.get("value_changed") or "")
-    return bool(field) and before is not None and before.get(field) != values.get(field)
-
-
-async def evaluate(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any]) -> bool:
+async def evaluate(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any], *, once: str | None = None
+                   ) -> bool | None:
     """Check the rule's condition on the document `values` and send it; False when it failed (the
-    failure is in the Error Log, naming the Notification)."""
+    failure is in the Error Log, naming the Notification). `once`: a key written in the rule's unit of
+    work with what it sends; a key written already means it was sent, and it is not sent again (None)."""
     name = str(rule.get("_id"))
     own = ctx.site.context(ctx.user, lang=ctx.lang)  # a unit of work of its own, whatever the caller's
+
+    async def run() -> None:
+        if once is not None:
+            await _first_time(own, once)
+        await send(own, rule, values)
+
     try:
-        await run_in_unit_of_work(own, lambda: send(own, rule, values))
+        await run_in_unit_of_work(own, run)
         return True
+    except _SentAlready:
+        return None
     except Exception as e:
         logger.warning("Notification %s failed on %s %s: %s", name, values.get("doctype"), values.get("name"), e)
         try:
@@ -146,6 +213,30 @@ async def evaluate(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any]
         except Exception:  # the Error Log itself unavailable: the log line above remains
             logger.exception("Error Log for Notification %s not written", name)
         return False
+
+
+class _SentAlready(Exception):
+    """The rule was sent for this key already (by an earlier run of the job, or one running beside it)."""
+
+
+async def _first_time(ctx: Context, key: str) -> None:
+    """Write `key` into the unit of work's transaction; `_SentAlready` when it is written (committed)
+    already."""
+    collection = ctx.db.collection(SENT)
+    if await collection.find_one({"_id": key}, {"_id": 1}) is not None:
+        raise _SentAlready(key)
+    session = await ctx.write_session()
+    try:
+        with db.translate_errors():
+            await collection.insert_one({"_id": key, "created": datetime.now(UTC)}, session=session)
+    except exc.DuplicateEntryError:
+        raise _SentAlready(key) from None
+
+
+async def ensure_indexes(site: Site) -> None:
+    """The sent keys are kept a week (no job runs again later than that)."""
+    await site.db.collection(SENT).create_index([("created", 1)], name="fw_expires",
+                                                expireAfterSeconds=int(SENT_KEPT.total_seconds()))
 
 
 async def send(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any]) -> None:
@@ -271,5 +362,5 @@ async def send_daily(ctx: Context, today: date | None = None) -> int:
                 values = (await get_doc(ctx, str(doctype), str(name))).as_dict()
             except exc.DoesNotExistError:
                 continue
-            sent += int(await evaluate(ctx, rule, values))
+            sent += await evaluate(ctx, rule, values) is True
     return sent

@@ -115,6 +115,7 @@ async def test_new_monthly_scores_notify_the_employee_in_their_language(people: 
                       period_value="2024-03", value=62.5, source="calculation").insert()
         await new_doc(ctx, "Employee Score", employee=org.emp("E-2001"), period_type="Monthly",
                       period_value="2024-03", value=10, source="calculation").insert()  # no user: no message
+    await drain_jobs(ws)  # (a job queued with the commit sends the Notification)
     logs = await get_all(ctx, "Notification Log", fields=["for_user", "subject", "type", "document_type"])
     assert logs == [{"for_user": people.ada.email, "subject": "Your score for 2024-03 is 62.5 (Good)",
                      "type": "Alert", "document_type": "Employee Score"}]
@@ -127,6 +128,7 @@ async def test_new_monthly_scores_notify_the_employee_in_their_language(people: 
         await employee.save()
         await new_doc(ctx, "Employee Score", employee=org.emp("E-2001"), period_type="Monthly",
                       period_value="2024-04", value=80, source="calculation").insert()
+    await drain_jobs(ws)
     [log] = await get_all(ctx, "Notification Log", fields=["subject"], filters=[["for_user", "=", german.email]])
     assert log["subject"] == "Ihre Bewertung für 2024-04 ist 80 (Ausgezeichnet)"
 
@@ -135,9 +137,13 @@ async def test_a_confirmed_violation_notifies_the_employee(people: People, org: 
     ctx = ws.context()
     violation = await new_doc(ctx, "Warehouse Violation", employee=org.emp("E-1001"), date="2024-03-05",
                               violation_type="Blocked Aisle").insert()
+    await drain_jobs(ws)
     assert await get_all(ctx, "Notification Log") == []  # a draft is news to nobody
     await violation.submit()
-    [log] = await get_all(ctx, "Notification Log", fields=["for_user", "subject", "document_name"])
+    await drain_jobs(ws)  # (the submit's jobs: its Notification, and the score it recalculates, which has its own)
+    logs = await get_all(ctx, "Notification Log", fields=["for_user", "subject", "document_type", "document_name"])
+    assert sorted(entry["document_type"] for entry in logs) == ["Employee Score", "Warehouse Violation"]
+    [log] = [entry for entry in logs if entry["document_type"] == "Warehouse Violation"]
     assert log["for_user"] == people.ada.email and log["document_name"] == violation.name
     assert log["subject"].startswith("Violation confirmed: ")
     assert await get_all(ctx, "Email Queue", pluck="subject",

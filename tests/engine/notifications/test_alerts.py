@@ -1,6 +1,6 @@
-"""Notifications: rules evaluated after the document's commit (System Notification and Email), by
-event, condition and recipients; a broken rule is logged and never breaks the save; doctypes without
-a rule keep their plans (and fast paths) as they were."""
+"""Notifications: rules matched in the request and sent by a job queued with the document's commit
+(System Notification and Email), by event, condition and recipients; a broken rule is logged and
+never breaks the save; doctypes without a rule keep their plans (and fast paths) as they were."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from engine.methods import dispatch
 from engine.notifications import alerts
 from engine.query import listing
 from engine.site import Site
+from tests.support.jobs import jobs_done
 from tests.support.smtp import SmtpSink
 from tests.support.users import user_context
 
@@ -29,6 +30,8 @@ async def rule(ctx: Context, name: str, **fields: Any) -> None:
 
 
 async def logs(ctx: Context, **filters: Any) -> list[dict[str, Any]]:
+    """The Notification Logs once the jobs queued so far have run (they write them)."""
+    await jobs_done(ctx.site)
     return await listing.get_all(ctx, "Notification Log", fields=["for_user", "subject", "email_content", "type",
                                                                    "document_name"],
                                  filters=[[k, "=", v] for k, v in filters.items()], order_by="for_user asc")
@@ -74,6 +77,7 @@ async def test_a_broken_rule_is_logged_with_its_name_and_the_save_stands(ctx: Co
     await rule(ctx, "Fine", recipients=[{"receiver_by_role": "System Manager"}])
     note = await new_doc(ctx, "Test Note", title="Still saved", count=3).insert()
     assert (await get_doc(ctx, "Test Note", note.name)).title == "Still saved"
+    await jobs_done(ctx.site)
     errors = await listing.get_all(ctx, "Error Log", fields=["method", "reference_name", "error"])
     assert [(e["method"], e["reference_name"]) for e in errors] == [("Notification Broken failed", "Broken")]
     assert "TypeError" in errors[0]["error"]
@@ -84,6 +88,7 @@ async def test_set_property_after_alert_and_days_after(ctx: Context) -> None:
     await rule(ctx, "Mark done", set_property_after_alert="is_done", property_value="1",
                recipients=[{"receiver_by_role": "System Manager"}])
     note = await new_doc(ctx, "Test Note", title="Mark me").insert()
+    await jobs_done(ctx.site)
     assert (await get_doc(ctx, "Test Note", note.name)).is_done == 1
     assert len(await logs(ctx)) == 1  # the property's own save fired nothing
     await rule(ctx, "Overdue", event="Days After", date_changed="due", days_in_advance=2,
