@@ -7,7 +7,8 @@ save likewise.
 
 Bulk runs no hooks and refuses submitted documents (its documented contract, as Frappe's
 `bulk_insert`): it is compared where the doctype runs no code and the document is a draft, and
-checked to refuse the rest.
+checked to refuse the rest. Bulk with `run_hooks` (the Data Import's batches) runs the whole plan: it
+is compared on every draft, hooks or none.
 
 The doctypes are drawn once (a seeded generator: one temporary app and site for the module); the
 payloads and users are hypothesis's, derandomized so CI runs the same examples every time.
@@ -360,6 +361,16 @@ async def bulk_insert(ctx: Context, doctype: str, payload: dict[str, Any]) -> No
     assert not result.duplicates and len(result.names) == 1
 
 
+async def bulk_insert_with_hooks(ctx: Context, doctype: str, payload: dict[str, Any]) -> None:
+    """`insert_many(run_hooks=True)` of one row, in the unit's transaction as Data Import runs it."""
+    async def call() -> None:
+        result = await insert_many(ctx, doctype, [payload], atomic=True, run_hooks=True)
+        if result.failed:
+            raise result.failed[0]
+        assert len(result.names) == 1
+    await single(ctx, call)
+
+
 def is_submit(payload: dict[str, Any]) -> bool:
     return payload.get("docstatus") in (1, "1")
 
@@ -376,6 +387,12 @@ async def check_create(world: World, spec: Spec, payload: dict[str, Any], user: 
         assert bulk.kind == "error" and (bulk.detail == usual.detail or bulk.detail[0] == "DocstatusTransitionError")
         assert not bulk.stored and not bulk.events
         return
+    hooked = await outcome(world, spec, lambda: bulk_insert_with_hooks(ctx, spec.name, payload))
+    assert (hooked.kind, hooked.stored, hooked.events) == (usual.kind, usual.stored, usual.events), (
+        spec.name, payload, user)
+    if usual.kind == "error":  # (a name already taken aborts the batch's transaction: a conflict, run again)
+        assert hooked.detail == usual.detail or (usual.detail[0], hooked.detail[0]) == (
+            "DuplicateEntryError", "TransientError"), (spec.name, payload, user, hooked.detail, usual.detail)
     if spec.runs_code:
         return  # bulk runs no hooks (its contract)
     assert (bulk.kind, bulk.stored, bulk.events) == (usual.kind, usual.stored, usual.events), (spec.name, payload,
