@@ -45,9 +45,11 @@ from tests.support.users import user_context
 
 APP = f"wpapp_{uuid.uuid4().hex[:8]}"
 TARGET, ROW = "WP Target", "WP Row"
-USERS = ("Administrator", "full@wp.example", "owner@wp.example", "low@wp.example", "reader@wp.example")
+USERS = ("Administrator", "full@wp.example", "owner@wp.example", "low@wp.example", "reader@wp.example",
+         "restricted@wp.example")
 ROLES = {"full@wp.example": "WP Full", "owner@wp.example": "WP Owner", "low@wp.example": "WP Low",
-         "reader@wp.example": "WP Reader"}
+         "reader@wp.example": "WP Reader", "restricted@wp.example": "WP Full"}
+RESTRICTED = ("restricted@wp.example", "T1")  # a User Permission: this user's Links to WP Target may name T1 only
 FIXED = ("ORIG-C", "ORIG-D")  # a cancelled and a draft record of each submittable doctype (amendments)
 STAMPS = ("creation", "modified")
 PASSWORDS = frozenset({"pin", *(f"f{i}_password" for i in range(6))})
@@ -226,6 +228,8 @@ async def world(settings: Settings, wp_registry: AppRegistry) -> AsyncIterator[W
         for email, role in ROLES.items():  # (the roles first: the workflows name one)
             users[email] = await user_context(ctx, email, role)
         async with unit_of_work(ctx):
+            await new_doc(ctx, "User Permission", user=RESTRICTED[0], allow=TARGET, for_value=RESTRICTED[1],
+                          apply_to_all_doctypes=1).insert()
             for spec in SPECS:
                 if spec.workflow:
                     await new_doc(ctx, "Workflow", workflow_name=f"{spec.name} Flow", document_type=spec.name,
@@ -419,6 +423,18 @@ async def test_each_divergence_bulk_had_is_gone(world: World, doctype: str, payl
                                                 user: str) -> None:
     spec = next(s for s in SPECS if s.name == doctype)
     await check_create(world, spec, payload, user)
+
+
+@pytest.mark.parametrize("value", ["T2", "T1"], ids=["outside", "allowed"])
+async def test_every_path_applies_the_users_user_permission(world: World, value: str) -> None:
+    spec = next(s for s in SPECS if s.name == "WP Amend")
+    payload = {"title": "t", "f0_link": value}
+    usual = await outcome(world, spec, lambda: ordinary_insert(world.users[RESTRICTED[0]], spec.name, payload))
+    if value == RESTRICTED[1]:
+        assert usual.kind == "ok" and usual.stored
+    else:  # refused, naming the field, with nothing stored
+        assert (usual.kind, usual.detail[:2], usual.stored) == ("error", ("PermissionError", "f0_link"), [])
+    await check_create(world, spec, payload, RESTRICTED[0])  # every other path: the same
 
 
 async def test_the_amendment_is_named_after_its_original_by_every_path(world: World) -> None:
