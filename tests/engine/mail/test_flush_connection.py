@@ -1,10 +1,11 @@
-"""`flush` sends its run of mails on one SMTP connection (`smtp.Session`), against a real aiosmtpd:
-a refused mail leaves the others and the connection alone, a connection the server drops between
-mails is replaced and no mail is lost or sent twice, and a connection is renewed after
-MAILS_PER_CONNECTION mails."""
+"""`flush` sends on a few SMTP connections at once, each kept for a run of mails (`smtp.Session`),
+against a real aiosmtpd: a refused mail leaves the others and the connection alone, a connection the
+server drops between mails is replaced and no mail is lost or sent twice, a connection is renewed
+after MAILS_PER_CONNECTION mails, and flushes running side by side still send each mail once."""
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from typing import Any
 
@@ -31,8 +32,9 @@ async def queued(site: Site, count: int, refused: str | None = None) -> list[str
     return names
 
 
-def connections(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    """The SMTP clients opened from now on."""
+def connections(monkeypatch: pytest.MonkeyPatch, lanes: int = 1) -> list[Any]:
+    """The SMTP clients opened from now on (by flushes sending on `lanes` connections at once)."""
+    monkeypatch.setattr(mail_queue, "FLUSH_CONNECTIONS", lanes)
     opened: list[Any] = []
     real = smtp._client
 
@@ -96,3 +98,17 @@ async def test_a_connection_is_renewed_after_its_share_of_mails(
     assert await mail_queue.flush(mail_site.context("Administrator")) == 5
     assert len(opened) == 3
     assert subjects(smtp_server) == Counter({f"Mail {i}": 1 for i in range(5)})
+
+
+async def test_flushes_on_several_connections_side_by_side_send_each_mail_once(
+        mail_site: Site, smtp_server: SmtpSink, monkeypatch: pytest.MonkeyPatch) -> None:
+    names = await queued(mail_site, 30)
+    opened = connections(monkeypatch, lanes=4)
+    ctx = mail_site.context("Administrator")
+    sent = await asyncio.gather(mail_queue.flush(ctx), mail_queue.flush(ctx))
+    assert sum(sent) == 30
+    assert 2 <= len(opened) <= 8  # each flush: at most 4 lanes, each on one connection
+    await smtp_server.wait_for(30)
+    await asyncio.sleep(0.2)  # (a mail sent twice would be here now)
+    assert subjects(smtp_server) == Counter({f"Mail {i}": 1 for i in range(30)})
+    assert await statuses(mail_site, names) == ["Sent"] * 30
