@@ -14,9 +14,11 @@ submits and those fallbacks take the other way: each document in its own unit of
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import itertools
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -151,7 +153,9 @@ async def run(ctx: Context, sheet: Sheet, options: Options, progress: Progress |
             pending.clear()
             await report(last)
 
-    for index, payload in enumerate(payloads(sheet.rows, columns), start=1):
+    index = 0
+    async for payload in _read_ahead(payloads(sheet.rows, columns), BATCH):
+        index += 1
         outcome.total = index
         if options.only_rows is not None and payload.rows[0] not in options.only_rows:
             continue
@@ -171,6 +175,36 @@ async def run(ctx: Context, sheet: Sheet, options: Options, progress: Progress |
     await flush()
     outcome.rows = max(rows, outcome.rows)
     return outcome
+
+
+async def _read_ahead(items: Iterator[Payload], size: int) -> AsyncIterator[Payload]:
+    """`items`, read `size` at a time in a thread, one chunk ahead: the file is parsed (openpyxl is
+    slow) while the event loop waits for the database on the chunk before. One chunk is read at a
+    time, so the reader is never used by two threads at once; an error of the file's is raised after
+    the items read before it, where the loop would have met it."""
+
+    def take() -> tuple[list[Payload], BaseException | None]:
+        chunk: list[Payload] = []
+        try:
+            chunk.extend(itertools.islice(items, size))
+        except Exception as error:  # (raised once the rows before it are done)
+            return chunk, error
+        return chunk, None
+
+    chunk, error = await asyncio.to_thread(take)
+    while chunk:
+        ahead = asyncio.ensure_future(asyncio.to_thread(take)) if error is None else None
+        try:
+            for item in chunk:
+                yield item
+        finally:
+            if ahead is not None and not ahead.done():  # the loop stopped early: let the read finish unheard
+                ahead.add_done_callback(lambda done: done.exception())
+        if ahead is None:
+            break
+        chunk, error = await ahead
+    if error is not None:
+        raise error
 
 
 async def _import_one(ctx: Context, meta: Meta, index: int, payload: Payload, columns: list[Column],

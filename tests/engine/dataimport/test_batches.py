@@ -106,3 +106,19 @@ async def test_a_duplicate_in_a_batch_is_reported_and_the_others_go_in(ctx: Cont
     assert (await get_doc(ctx, "Test Customer", "Gamma")).region == "East"  # the first one in the file
     logs = await di.get_import_logs(ctx, doc.name)
     assert [(log["row_indexes"], log["success"]) for log in logs] == [([2], 1), ([3], 0), ([4], 1), ([5], 0)]
+
+
+async def test_the_file_is_read_a_chunk_ahead_and_its_error_comes_where_it_is() -> None:
+    def rows() -> Any:
+        yield from range(5)
+        raise exc.ValidationError("Row 7, column B: a formula is not imported")
+
+    seen: list[Any] = []
+    with pytest.raises(exc.ValidationError, match="formula"):
+        async for item in importer._read_ahead(rows(), 2):
+            seen.append(item)
+    assert seen == [0, 1, 2, 3, 4]  # every row before the bad one, in order
+    async for item in importer._read_ahead(iter(range(10)), 3):  # a loop that stops early
+        if item == 4:
+            break
+    assert [item async for item in importer._read_ahead(iter(range(7)), 3)] == list(range(7))
