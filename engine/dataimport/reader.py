@@ -1,6 +1,7 @@
 """A spreadsheet's rows, read lazily: CSV (UTF-8 with or without a BOM, else Windows-1252 with a
-notice; the delimiter sniffed among , ; tab |) or XLSX (openpyxl's read-only mode, one sheet, no
-merged cells, no formulas). Only the file's own bytes are held: rows are produced one at a time.
+notice; the delimiter sniffed among , ; tab |) or XLSX (one sheet, no merged cells, no formulas;
+openpyxl reads the workbook, engine/dataimport/xlsx_rows.py its rows). Only the file's own bytes
+are held: rows are produced one at a time.
 
 Every problem is a `FileProblem` naming the row (1 = the header) and the column when it has one."""
 
@@ -18,6 +19,7 @@ from openpyxl import load_workbook
 
 from engine import exceptions as exc
 from engine.dataimport.mapping import column_letter
+from engine.dataimport.xlsx_rows import FORMULA_CELL, sheet_rows
 from engine.translation import _
 
 XLSX_MAGIC = b"PK\x03\x04"
@@ -121,8 +123,7 @@ def _has_merged_cells(content: bytes) -> bool:
     return False
 
 
-def _xlsx_value(cell: Any) -> Any:
-    value = cell.value
+def _xlsx_value(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.date().isoformat() if value.time() == time() else value.isoformat(sep=" ")
     if isinstance(value, date):
@@ -149,25 +150,32 @@ def read_xlsx(content: bytes) -> Sheet:
         raise exc.ValidationError(
             _("The Excel file has merged cells; unmerge them so that each value has its own cell"), field="import_file")
     sheet = book.worksheets[0]
-    lines = sheet.iter_rows()
+    lines = sheet_rows(book, sheet)
+    header: list[str] = []
+
+    def no_formula(number: int, values: list[Any]) -> list[Any]:
+        for index, value in enumerate(values):
+            if value is FORMULA_CELL:
+                raise exc.ValidationError(
+                    _("Row {0}, column {1} ({2}): a formula is not imported; paste its value instead",
+                      number, column_letter(index), header[index] if index < len(header) else ""),
+                    field="import_file")
+        return values
+
     try:
-        first = next(lines)
+        number, first = next(lines)
+        header.extend(str(v).strip() if v is not None else "" for v in no_formula(number, first))
     except StopIteration:
         book.close()
         raise exc.ValidationError(_("The file is empty"), field="import_file") from None
-    header = [str(c.value).strip() if c.value is not None else "" for c in first]
+    except exc.ValidationError:
+        book.close()
+        raise
 
     def rows() -> Iterator[tuple[int, list[Any]]]:
         try:
-            for number, cells in enumerate(lines, start=2):
-                values = []
-                for index, cell in enumerate(cells):
-                    if getattr(cell, "data_type", None) == "f":
-                        raise exc.ValidationError(
-                            _("Row {0}, column {1} ({2}): a formula is not imported; paste its value instead",
-                              number, column_letter(index), header[index] if index < len(header) else ""),
-                            field="import_file")
-                    values.append(_xlsx_value(cell))
+            for number, cells in lines:
+                values = [_xlsx_value(v) for v in no_formula(number, cells)]
                 if any(v not in (None, "") for v in values):
                     yield number, values
         finally:
