@@ -67,8 +67,9 @@ class Settings(BaseSettings):
         "`smtp://[user:password@]host:port[?tls=1|ssl=1]`; unset and no account: mail stays queued (Not Sent)"))
     mail_sender: str | None = Field(default=None, description="the From address of mail sent through FW_SMTP_URL")
     site_url: str | None = Field(default=None, description=(
-        "the site's public URL (https://erp.example.com), for links in mails; unset: the URL a request came "
-        "to. Set it in production: a Host header is the client's to choose"))
+        "the site's public URL (https://erp.example.com), for links in mails; unset: the URL a logged-in "
+        "user's request came to, and password reset by mail only from this machine (a guest's Host header is "
+        "the guest's to choose). Set it in production"))
     reset_password_link_expiry: int = Field(default=1200, ge=1, description=(
         "seconds a password reset link (`/update-password?key=...`) stays valid"))
     welcome_link_expiry: int = Field(default=3 * 24 * 3600, ge=1, description=(

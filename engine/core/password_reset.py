@@ -12,7 +12,7 @@ import hashlib
 import secrets
 import time
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from zxcvbn import zxcvbn
 
@@ -31,15 +31,32 @@ if TYPE_CHECKING:
 MAX_PASSWORD_LENGTH = 512  # what login accepts
 DEFAULT_MIN_SCORE = 2
 NO_LINK = ("Administrator", "Guest")  # no reset by mail for these (Administrator's is set by the operator)
+LOOPBACK = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 def _hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
+def site_root(ctx: Context) -> str:
+    """The site's public URL for links in mails: FW_SITE_URL; without it, the URL the request came to,
+    but from a guest only on this machine. A guest chooses the Host header: a reset link built from
+    it would carry the key to the guest's own host (Frappe builds it so); a logged-in user's request
+    (an administrator adding a user) names the site they use."""
+    configured = ctx.site.settings.site_url
+    if configured:
+        return configured.rstrip("/")
+    root = ctx.url_root
+    if root is None:  # not a request (a job, the console)
+        return "http://localhost:8000"
+    if ctx.user != "Guest" or urlsplit(root).hostname in LOOPBACK:
+        return root.rstrip("/")
+    raise exc.ValidationError(_("Password reset by mail needs the site's public URL: set FW_SITE_URL (links in "
+                                "mails are not built from the Host header a guest sends)"), field="user")
+
+
 def link(ctx: Context, key: str) -> str:
-    root = (ctx.site.settings.site_url or ctx.url_root or "http://localhost:8000").rstrip("/")
-    return f"{root}/update-password?key={quote(key)}"
+    return f"{site_root(ctx)}/update-password?key={quote(key)}"
 
 
 async def issue_key(ctx: Context, user: str, seconds: int) -> str:
@@ -63,6 +80,7 @@ async def send_reset_link(ctx: Context, user: str) -> None:
     name = user.strip() if isinstance(user, str) else ""
     if not name or len(name) > 320:
         raise exc.ValidationError(_("Enter the email address of your account"), field="user")
+    site_root(ctx)  # (refused before looking the user up: the answer is the same for every name)
     await auth.throttle_password_reset(ctx.site, name, ctx.client_ip)
     meta = ctx.site.meta.get("User")
     record = await store.find_one(ctx, meta, {"$or": [{"_id": name}, {"email": name.lower()}]},

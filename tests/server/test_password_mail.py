@@ -32,9 +32,35 @@ STRONG = "correct horse battery staple 1977"
 
 @pytest.fixture
 async def web(mail_site: Site) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the site whose public URL is its own (FW_SITE_URL; mail_site puts the settings back)."""
+    mail_site.settings = mail_site.settings.model_copy(update={"site_url": "http://testserver"})
     app = create_app(mail_site.settings, site=mail_site)
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver") as c:
         yield c
+
+
+async def test_links_in_mails_never_come_from_a_guests_host(mail_site: Site, smtp_server: SmtpSink,
+                                                           admin: ApiUser) -> None:
+    """Without FW_SITE_URL a guest's Host header does not make the reset link (it would carry the key
+    to the guest's host): refused, naming the setting, the same for every name; from this machine, and
+    for a logged-in user's request, the request's URL is the link's."""
+    ctx = mail_site.context("Administrator")
+    await make_user(ctx, "ann@example.com", ["System Manager"], password="old pass word 42!")
+    transport = httpx.ASGITransport(app=create_app(mail_site.settings, site=mail_site))
+    async with httpx.AsyncClient(transport=transport, base_url="http://evil.example") as attacker:
+        known = refused(await attacker.post(RESET, json={"user": "ann@example.com"}), 417)
+        unknown = refused(await attacker.post(RESET, json={"user": "nobody@example.com"}), 417)
+    assert known == unknown and "FW_SITE_URL" in known["exception"]
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as local:
+        ok(await local.post(RESET, json={"user": "ann@example.com"}))
+    [mail] = await smtp_server.wait_for(1)
+    assert mail.rcpt_tos == ["ann@example.com"]  # the refused asks sent nothing
+    assert link_in(mail, "/update-password?key=").startswith("http://127.0.0.1:8000/update-password?key=")
+    async with httpx.AsyncClient(transport=transport, base_url="http://erp.internal") as desk:
+        ok(await desk.post("/api/resource/User", json={"email": "new@example.com", "first_name": "Nina"},
+                           headers=admin.token))
+    welcome = (await smtp_server.wait_for(2))[1]
+    assert link_in(welcome, "/update-password?key=").startswith("http://erp.internal/update-password?key=")
 
 
 async def login(web: httpx.AsyncClient, usr: str, pwd: str) -> httpx.Response:
