@@ -75,8 +75,11 @@ async def match_operation(op: Operation) -> None:
     ctx = op.ctx
     if not op.final_write or ctx.flags.get(QUIET):
         return
-    before = op.doc._stored if op.old_docstatus is not None else None
-    op.notifications = await matching(ctx, op.doc, events_of(op), before)
+    update = op.old_docstatus is not None
+    before = op.doc._stored if update else None
+    # (an update's write stamps `modified` and `modified_by`; a condition sees them as the job will)
+    stamp = {"modified": op.now, "modified_by": ctx.user} if update else None
+    op.notifications = await matching(ctx, op.doc, events_of(op), before, stamp)
     if op.notifications:
         op.final_write = False
 
@@ -106,8 +109,8 @@ async def after_method(doc: BaseDocument, method: str) -> None:
         await _queue(ctx, doc, names)
 
 
-async def matching(ctx: Context, doc: BaseDocument, events: tuple[str, ...], before: Mapping[str, Any] | None
-                   ) -> list[str]:
+async def matching(ctx: Context, doc: BaseDocument, events: tuple[str, ...], before: Mapping[str, Any] | None,
+                   stamp: Mapping[str, Any] | None = None) -> list[str]:
     """The names of the doctype's enabled rules that fire on `events` of `doc`: the event is theirs, the
     watched value changed, the condition holds. A condition that fails to evaluate counts as firing:
     the job evaluates it again and writes the failure to the Error Log under the rule's name."""
@@ -125,7 +128,7 @@ async def matching(ctx: Context, doc: BaseDocument, events: tuple[str, ...], bef
         elif event not in wanted:
             continue
         if values is None:
-            values = doc.as_dict()
+            values = {**doc.as_dict(), **stamp} if stamp else doc.as_dict()
         if event == "Value Change" and not _value_changed(rule, values, before):
             continue
         if _condition_holds(rule, values):

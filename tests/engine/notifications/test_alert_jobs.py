@@ -25,6 +25,7 @@ from engine.site import Site
 from tests.support.hooks import patch_handlers
 from tests.support.jobs import jobs_done
 from tests.support.redis_server import RedisServer, start_redis
+from tests.support.users import user_context
 
 REVIEW = "Test Review"
 
@@ -137,6 +138,20 @@ async def test_a_save_whose_rule_fires_saves_in_a_transaction_and_a_value_change
     assert commits.count == 1
     await jobs_done(ctx.site)
     assert await subjects(ctx) == ["A"]
+
+
+async def test_a_condition_before_the_write_sees_who_saves(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
+    ada = await user_context(ctx, "ada@example.com", "Test Reviewer")
+    await rule(ctx, "Saved by Ada", event="Save", subject="{{ doc.title }} by {{ doc.modified_by }}",
+               condition='doc.modified_by == "ada@example.com"')
+    review = await new_doc(ctx, REVIEW, title="R").insert()  # saved by Administrator: nothing fires
+    commits = Commits(monkeypatch)
+    mine = await get_doc(ada, REVIEW, review.name)
+    mine.title = "R2"
+    await mine.save()  # before its write the document still says Administrator modified it last
+    assert commits.count == 1
+    await jobs_done(ctx.site)
+    assert await subjects(ctx) == ["R2 by ada@example.com"]
 
 
 async def test_a_job_run_again_sends_each_rule_once(ctx: Context) -> None:
