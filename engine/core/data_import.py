@@ -142,6 +142,14 @@ async def form_start_import(ctx: Context, data_import: str) -> str | None:
 
 async def run_data_import(ctx: Context, data_import: str) -> dict[str, Any]:
     """The job: import the file's documents (or, on a second run, those that failed) and record the status."""
+    status, outcome = await run_import(ctx, data_import)
+    return {"status": status, "succeeded": outcome.succeeded, "failed": len(outcome.failed)}
+
+
+async def run_import(ctx: Context, data_import: str, progress: importer.Progress | None = None
+                     ) -> tuple[str, importer.Outcome]:
+    """Import the file's documents (or, on a second run, those that failed), record the status and
+    return it with the outcome; `progress` hears what the Desk's progress bar hears."""
     doc = await _import_doc(ctx, data_import)
     meta: Meta = ctx.meta(doc.reference_doctype)
     options = await import_options(ctx, template_options_of(doc))
@@ -152,14 +160,16 @@ async def run_data_import(ctx: Context, data_import: str) -> dict[str, Any]:
         submit_after_import=bool(doc.get("submit_after_import")), mute_emails=bool(doc.get("mute_emails")),
         template_options=options, only_rows=only_rows)
 
-    async def progress(current: int, count: int, outcome: importer.Outcome) -> None:
+    async def announce(current: int, count: int, outcome: importer.Outcome) -> None:
         await importer.announce(ctx, str(doc.name), current, count, outcome)
+        if progress is not None:
+            await progress(current, count, outcome)
 
-    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file), run_options, progress)
+    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file), run_options, announce)
     status_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)
     status = await run_in_unit_of_work(status_ctx, lambda: _finish(status_ctx, str(doc.name), outcome.total))
-    await importer.announce(ctx, str(doc.name), outcome.rows, outcome.rows, outcome)  # (after the status)
-    return {"status": status, "succeeded": outcome.succeeded, "failed": len(outcome.failed)}
+    await announce(outcome.rows, outcome.rows, outcome)  # (after the status)
+    return status, outcome
 
 
 async def _finish(ctx: Context, name: str, total: int) -> str:

@@ -1,10 +1,12 @@
 """`fw data-import` as an operator runs it (a real process on a migrated site with cliapp): the progress
 and summary on stderr, exit 0 when every row went in; exit 1 with the failed rows' messages (row and
 column named) when some did not, the others imported; an update changes only the given columns; a
-file that cannot be read exits 2 with its message."""
+file that cannot be read exits 2 with its message. Each run is a Data Import record with its per-row
+log, as the Desk's form makes one; `--user` imports as that user."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tests.engine.test_cli import Bench, site_bench  # noqa: F401 - the module's fixture
@@ -31,10 +33,29 @@ def test_failed_rows_exit_1_with_their_messages(site_bench: Bench, tmp_path: Pat
                      encoding="utf-8")
     out = site_bench.fw("data-import", "--doctype", "CLI Thing", "--file", str(mixed), expect=1)
     assert "1 of 3 documents imported, 2 failed" in out.stderr
+    found = re.search(r"its log: Data Import (\S+) \(/app/data-import/", out.stderr)
+    assert found is not None, out.stderr
+    with site_bench.db() as client:  # the record and its per-row log, as the Desk shows them
+        db = client[site_bench.db_name]
+        record = db["data_import"].find_one({"_id": found.group(1)})
+        assert record is not None and (record["status"], record["reference_doctype"]) == ("Partial Success",
+                                                                                          "CLI Thing")
+        logs = sorted((log["row_indexes"], log["success"]) for log in db["data_import_log"].find(
+            {"data_import": found.group(1)}))
+        assert logs == [("[2]", 1), ("[3]", 0), ("[4]", 0)]
     assert "Row 3, column B (Thing Value): 1,000 has a thousands separator" in out.stderr
     assert "Row 4, column C (Kind): Huge is not one of the options: Small, Large" in out.stderr
     assert site_bench.find("cli_thing", "Mix-1") is not None
     assert site_bench.find("cli_thing", "Mix-2") is None and site_bench.find("cli_thing", "Mix-3") is None
+
+
+def test_import_as_another_user(site_bench: Bench, tmp_path: Path) -> None:  # noqa: F811
+    good = tmp_path / "things.csv"
+    good.write_text("Thing Title,Thing Value,Kind\nUsr-1,1,Small\n", encoding="utf-8")
+    out = site_bench.fw("data-import", "--doctype", "CLI Thing", "--file", str(good), "--user", "nobody@example.com",
+                        expect=2)
+    assert "--user nobody@example.com: no enabled user of that name" in out.stderr
+    assert site_bench.find("cli_thing", "Usr-1") is None
 
 
 def test_an_unreadable_file_exits_2(site_bench: Bench, tmp_path: Path) -> None:  # noqa: F811
