@@ -18,6 +18,7 @@ from engine.migrate import sync_doctype
 from tests.server.conftest import ApiUser, make_user
 from tests.server.helpers import ok, refused
 from tests.support.custom_fields import drop_custom_fields
+from tests.support.reads import store_reads
 
 NOTE = "/api/resource/Test Note"
 NOTE_V2 = "/api/v2/document/Test Note"
@@ -49,14 +50,7 @@ def _by_title(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
 
 async def test_list_expand_embeds_linked_documents_in_one_query_per_doctype(
         client: httpx.AsyncClient, admin: ApiUser, linked: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
-    finds: list[str] = []
-    real_find = store.find
-
-    async def counting_find(ctx: Context, meta: Any, *args: Any, **kwargs: Any) -> Any:
-        finds.append(meta.name)
-        return await real_find(ctx, meta, *args, **kwargs)
-
-    monkeypatch.setattr(store, "find", counting_find)
+    finds = store_reads(monkeypatch)
     rows = ok(await client.get(NOTE, params={"fields": '["title"]', "expand": '["customer"]',
                                              "limit_page_length": 0}, headers=admin.token))["data"]
     notes = _by_title(rows)

@@ -2,33 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 import engine as fw
 from engine.context import Context, unit_of_work
-from engine.documents import store
 from engine.documents.factory import new_doc
-
-
-def _reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The collections `store.find` reads from now on."""
-    seen: list[str] = []
-    find = store.find
-
-    async def counted(ctx: Context, meta: Any, *args: Any, **kwargs: Any) -> Any:
-        seen.append(meta.name)
-        return await find(ctx, meta, *args, **kwargs)
-
-    monkeypatch.setattr(store, "find", counted)
-    return seen
+from tests.support.reads import store_reads
 
 
 async def test_read_once_per_unit_until_it_writes(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
     async with unit_of_work(ctx):
         await new_doc(ctx, "Test Customer", customer_name="Acme", region="North").insert()
-    reads = _reads(monkeypatch)
+    reads = store_reads(monkeypatch)
     async with unit_of_work(ctx):
         assert await fw.get_cached_value(ctx, "Test Customer", "Acme", "region") == "North"
         assert await fw.get_cached_value(ctx, "Test Customer", "Acme", "region") == "North"
