@@ -16,12 +16,14 @@ after-commit callbacks included). Per save: this process's CPU (median of the ro
 alternating round by round so the machine's load moves all alike), mongod's CPU, and the Python
 function calls (sys.setprofile, a separate pass). Then, for the firing case, the work left to the
 job: the outbox relayed and the jobs run by an arq worker in this process, with the Notification Logs
-counted (each save exactly one)."""
+counted (each save exactly one). Last, the latency a user sees: with a relay and a worker running in
+this process, the time from a firing save's return to its Notification Log, save after save."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -138,6 +140,35 @@ async def run_jobs(site: Site) -> tuple[int, float]:
     return ran, (time.process_time() - cpu) / max(queued, 1) * 1e6
 
 
+async def latency(site: Site, save: Callable[[int], Awaitable[Any]], n: int, start: int) -> list[float]:
+    """Seconds from each firing save's return to its Notification Log, with the outbox relay and an arq
+    worker running as tasks of this process (as `fw serve` and `fw worker` run them)."""
+    from engine.jobs.worker import build_worker
+
+    relay = outbox.start_relay(site)
+    worker = build_worker(site, "short")
+    running = asyncio.get_running_loop().create_task(worker.async_run())
+    ctx = site.context()
+    waits: list[float] = []
+    try:
+        for i in range(n):
+            doc = await save(start + i)
+            saved = time.monotonic()
+            while not await listing.count(ctx, "Notification Log", [["document_name", "=", doc.name]],
+                                          ignore_permissions=True):
+                if time.monotonic() - saved > 30:
+                    raise RuntimeError(f"no Notification Log for {doc.name} after 30 s")
+                await asyncio.sleep(0.01)
+            waits.append(time.monotonic() - saved)
+    finally:
+        await outbox.stop_relay(relay)
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+        await worker.close()
+    return waits
+
+
 async def main(saves: int, rounds: int, calls: int) -> None:
     from tests.support.redis_server import start_redis
 
@@ -202,6 +233,10 @@ async def main(saves: int, rounds: int, calls: int) -> None:
         print(f"\nfiring saves: {fired:,}; Notification Logs: {logs:,} ({len(set(names)):,} documents, each once: "
               f"{len(names) == len(set(names)) == fired}); jobs run after the saves: {ran:,} "
               f"({job_us:.0f} µs CPU per job, relay included)")
+        waits = await latency(ruled, saver(ruled, DOCTYPES["fires"]), 20, serial + 10_000)
+        print(f"latency save → Notification Log (relay every {outbox.RELAY_INTERVAL:g} s, worker polling every "
+              f"0.1 s, {len(waits)} saves one after another): median {statistics.median(waits):.2f} s, "
+              f"max {max(waits):.2f} s")
         for site in sites:
             await site.db.drop()
             await site.db.close()
