@@ -369,17 +369,7 @@ async def _write_in_transaction(ctx: Context, meta: Meta, records: list[dict[str
     """Insert in the unit of work's transaction (one of its own without a unit); a duplicate aborts
     the transaction, so it is a conflict (`TransientError`): the unit runs again."""
     async with unit_of_work(ctx):
-        session = await ctx.write_session()
-        try:
-            with db.translate_errors(meta.name):
-                await store.collection(ctx, meta).insert_many(records, ordered=True, session=session)
-        except exc.FwError:
-            raise
-        except Exception as e:
-            errors = db.bulk_write_errors(e)
-            if errors and all(db.is_duplicate_key(err) for err in errors):
-                raise db.conflict_error() from e  # stored by a concurrent request since the caller looked
-            raise
+        await store.insert_many(ctx, meta, records)
 
 
 async def _write(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> set[int]:

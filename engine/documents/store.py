@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from engine import db
+from engine import exceptions as exc
 
 if TYPE_CHECKING:
     from engine.context import Context
@@ -96,6 +97,23 @@ async def insert(ctx: Context, meta: Meta, record: dict[str, Any], *, final: boo
     session = await ctx.write_session(final=final)
     with db.translate_errors(meta.name, meta.field_labels):
         await collection(ctx, meta).insert_one(record, session=session)
+
+
+async def insert_many(ctx: Context, meta: Meta, records: list[dict[str, Any]]) -> None:
+    """Insert full records (`_id` set), in order, in the unit of work's transaction. A duplicate
+    aborts the transaction, so it is a conflict (`TransientError`): the unit runs again (a caller that
+    must report duplicates one by one writes outside a transaction: engine/documents/bulk.py)."""
+    session = await ctx.write_session()
+    try:
+        with db.translate_errors(meta.name):
+            await collection(ctx, meta).insert_many(records, ordered=True, session=session)
+    except exc.FwError:
+        raise
+    except Exception as e:
+        errors = db.bulk_write_errors(e)
+        if errors and all(db.is_duplicate_key(err) for err in errors):
+            raise db.conflict_error() from e  # stored by a concurrent unit since the caller looked
+        raise
 
 
 async def update(ctx: Context, meta: Meta, name: str, set_: dict[str, Any], unset: list[str] | None = None,
