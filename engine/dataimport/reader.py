@@ -15,11 +15,9 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from typing import Any
 
-from openpyxl import load_workbook
-
 from engine import exceptions as exc
 from engine.dataimport.mapping import column_letter
-from engine.dataimport.xlsx_rows import FORMULA_CELL, sheet_rows
+from engine.dataimport.xlsx_rows import FORMULA_CELL, Book, sheet_rows
 from engine.translation import _
 
 XLSX_MAGIC = b"PK\x03\x04"
@@ -137,20 +135,21 @@ def _xlsx_value(value: Any) -> Any:
 
 def read_xlsx(content: bytes) -> Sheet:
     try:
-        book = load_workbook(io.BytesIO(content), read_only=True, data_only=False)
+        book = Book(content)
     except Exception as error:  # openpyxl raises many kinds for a damaged file
         raise exc.ValidationError(_("The Excel file cannot be read: {0}", str(error)[:200]),
                                   field="import_file") from None
-    if len(book.sheetnames) != 1:
+    if len(book.sheets) != 1:
         book.close()
+        names = [name for name, _path in book.sheets]
         raise exc.ValidationError(_("The Excel file has {0} sheets ({1}); keep only the sheet to import",
-                                    len(book.sheetnames), ", ".join(book.sheetnames)), field="import_file")
+                                    len(names), ", ".join(names)), field="import_file")
     if _has_merged_cells(content):
         book.close()
         raise exc.ValidationError(
             _("The Excel file has merged cells; unmerge them so that each value has its own cell"), field="import_file")
-    sheet = book.worksheets[0]
-    lines = sheet_rows(book, sheet)
+    path = book.sheets[0][1]
+    lines = sheet_rows(book, path)
     header: list[str] = []
 
     def no_formula(number: int, values: list[Any]) -> list[Any]:
@@ -181,7 +180,7 @@ def read_xlsx(content: bytes) -> Sheet:
         finally:
             book.close()
 
-    return Sheet(header, rows(), "XLSX", [], sheet.max_row)  # (the file's dimension: no pass over the rows)
+    return Sheet(header, rows(), "XLSX", [], book.last_row(path))
 
 
 def read_sheet(filename: str, content: bytes, max_size: int) -> Sheet:

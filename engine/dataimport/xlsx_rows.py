@@ -1,24 +1,27 @@
 """An XLSX sheet's rows, read fast. openpyxl reads the workbook's own parts (which sheets there are,
-the shared strings, the styles that make a number a date, the date epoch); this module reads the
-sheet's XML with ElementTree's C parser, one row at a time, and keeps nothing of the rows it has
-given. openpyxl's read-only rows cost about five times as much per cell (a cell object, a regular
-expression for its coordinate, a dozen checks each), which made an XLSX import take half as long
-again as the same rows from a CSV file. tests/engine/dataimport/test_xlsx_rows.py checks this reader
-against openpyxl's on the same files, value for value."""
+the shared strings, the styles that make a number a date, the date epoch: `Book`); this module
+reads the sheet's XML with ElementTree's C parser, one row at a time, and keeps nothing of the rows
+it has given. openpyxl's read-only rows cost about five times as much per cell (a cell object, a
+regular expression for its coordinate, a dozen checks each), and its read-only workbook parses
+every sheet once just to size it when the file does not say its size before its rows (openpyxl's
+own write-only files do not, fw's exports among them). tests/engine/dataimport/test_xlsx_rows.py
+checks this reader against openpyxl's on the same files, value for value."""
 
 from __future__ import annotations
 
+import io
+import re
 from collections.abc import Iterator
 from typing import Any
 from xml.etree.ElementTree import Element, iterparse
 
+from openpyxl.reader.excel import ExcelReader
+from openpyxl.styles.stylesheet import apply_stylesheet
 from openpyxl.utils import column_index_from_string
 from openpyxl.utils.datetime import from_excel, from_ISO8601
-from openpyxl.workbook.workbook import Workbook
-from openpyxl.worksheet._read_only import ReadOnlyWorksheet
 
 MAIN = "{http://schemas.openxmlformats.org/spreadsheetml/2006/main}"
-SHEET_DATA, ROW, CELL = f"{MAIN}sheetData", f"{MAIN}row", f"{MAIN}c"
+SHEET_DATA, ROW, CELL, DIMENSION = f"{MAIN}sheetData", f"{MAIN}row", f"{MAIN}c", f"{MAIN}dimension"
 VALUE, FORMULA, INLINE, TEXT, RUN = f"{MAIN}v", f"{MAIN}f", f"{MAIN}is", f"{MAIN}t", f"{MAIN}r"
 DIGITS = "0123456789"
 
@@ -30,14 +33,69 @@ class Formula:
 FORMULA_CELL = Formula()
 
 
-class _Cells:
-    """What turns a `<c>` element into its value, for one workbook."""
+class Book:
+    """A workbook's parts as openpyxl reads them (its manifest, shared strings, workbook part and
+    styles), its sheets not opened: `sheets` are (name, path in the archive), chart sheets included."""
 
-    def __init__(self, book: Workbook) -> None:
-        self.shared: list[Any] = book.shared_strings
+    def __init__(self, content: bytes) -> None:
+        reader = ExcelReader(io.BytesIO(content), read_only=True, data_only=False)
+        try:
+            reader.read_manifest()
+            reader.read_strings()
+            reader.read_workbook()
+            apply_stylesheet(reader.archive, reader.wb)
+            self.sheets = [(str(sheet.name), str(rel.target)) for sheet, rel in reader.parser.find_sheets()
+                           if rel.target in reader.valid_files]
+        except Exception:
+            reader.archive.close()
+            raise
+        self.archive = reader.archive
+        self.shared: list[Any] = reader.shared_strings
+        book = reader.wb
         # (openpyxl's own: the styles whose numbers are dates or durations, as its reader uses them)
         self.dates: set[int] = set(getattr(book, "_date_formats"))  # noqa: B009
         self.durations: set[int] = set(getattr(book, "_timedelta_formats"))  # noqa: B009
+        self.epoch = book.epoch
+
+    def close(self) -> None:
+        self.archive.close()
+
+    def last_row(self, path: str) -> int | None:
+        """The number of the sheet's last row, for progress: from its `<dimension>` when that comes
+        before the rows (Excel and LibreOffice write it), else how many `<row` tags the XML holds
+        (counted as it inflates, without parsing it)."""
+        with self.archive.open(path) as source:
+            for _event, element in iterparse(source, events=("start",)):
+                if element.tag == DIMENSION:
+                    last = (element.get("ref") or "").rpartition(":")[2].lstrip("ABCDEFGHIJKLMNOPQRSTUVWXYZ$")
+                    return int(last) if last.isdigit() else None
+                if element.tag == SHEET_DATA:
+                    break
+        return self._counted_rows(path)
+
+    def _counted_rows(self, path: str) -> int:
+        count, carried = 0, b""
+        with self.archive.open(path) as source:
+            while block := source.read(BLOCK):
+                chunk = carried + block
+                keep = len(chunk) - CARRY  # a tag that starts in the last bytes is counted with the next block
+                count += sum(1 for match in ROW_TAG.finditer(chunk) if match.start() < keep)
+                carried = chunk[keep:]
+        return count + len(ROW_TAG.findall(carried))
+
+
+ROW_TAG = re.compile(rb"<(?:\w+:)?row[\s>/]")
+BLOCK = 1 << 20  # bytes of XML counted at a time
+CARRY = 32
+
+
+class _Cells:
+    """What turns a `<c>` element into its value, for one workbook."""
+
+    def __init__(self, book: Book) -> None:
+        self.shared = book.shared
+        self.dates = book.dates
+        self.durations = book.durations
         self.epoch = book.epoch
         self.columns: dict[str, int] = {}  # column letters → index (1-based), as met
 
@@ -90,11 +148,11 @@ def _inline_text(inline: Element) -> str:
     return "".join(parts)
 
 
-def sheet_rows(book: Workbook, sheet: ReadOnlyWorksheet) -> Iterator[tuple[int, list[Any]]]:
-    """`(row number, values)` of each row the sheet's XML holds, in order; a value is None for an
+def sheet_rows(book: Book, path: str) -> Iterator[tuple[int, list[Any]]]:
+    """`(row number, values)` of each row of the sheet at `path`, in order; a value is None for an
     empty cell, `FORMULA_CELL` for a formula, else a str, int, float, bool, date or datetime."""
     cells = _Cells(book)
-    source = getattr(sheet, "_get_source")()  # noqa: B009  (openpyxl's: the sheet's XML, opened anew)
+    source = book.archive.open(path)
     number = 0
     sheet_data: Element | None = None
     try:

@@ -13,8 +13,9 @@ from openpyxl.cell.rich_text import CellRichText, TextBlock
 from openpyxl.cell.text import InlineFont
 from openpyxl.utils.datetime import CALENDAR_MAC_1904
 
+from engine.dataimport import xlsx_rows
 from engine.dataimport.reader import read_xlsx
-from engine.dataimport.xlsx_rows import FORMULA_CELL, sheet_rows
+from engine.dataimport.xlsx_rows import FORMULA_CELL, Book, sheet_rows
 
 
 def _book(epoch: Any = None) -> bytes:
@@ -62,10 +63,10 @@ def _trimmed(values: list[Any]) -> list[Any]:
 
 
 def _our_rows(content: bytes) -> dict[int, list[Any]]:
-    book = load_workbook(io.BytesIO(content), read_only=True, data_only=False)
+    book = Book(content)
     try:
-        return {number: _trimmed(values) for number, values in sheet_rows(book, book.worksheets[0])
-                if _trimmed(values)}
+        [(_name, path)] = book.sheets
+        return {number: _trimmed(values) for number, values in sheet_rows(book, path) if _trimmed(values)}
     finally:
         book.close()
 
@@ -88,3 +89,23 @@ def test_the_import_reads_the_values_as_text_the_fields_parse() -> None:
     assert number == 2
     assert values[:8] == ["Ann", 3, 2.5, True, "2024-03-31", "2024-03-31 14:30:05", "07:45:00", timedelta(hours=30,
                                                                                                          minutes=5)]
+
+
+@pytest.mark.parametrize("block", [1 << 20, 61], ids=["one block", "tags across blocks"])
+def test_the_last_row_comes_from_the_dimension_or_a_count_of_the_rows(block: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(xlsx_rows, "BLOCK", block)
+    content = _book()  # a workbook openpyxl wrote whole: its dimension comes first
+    book = Book(content)
+    assert book.last_row(book.sheets[0][1]) == 8
+    book.close()
+    streamed = Workbook(write_only=True)  # as fw's exports are written: no dimension before the rows
+    sheet = streamed.create_sheet("Rows")
+    for i in range(2500):
+        sheet.append([f"row {i}", i])
+    out = io.BytesIO()
+    streamed.save(out)
+    book = Book(out.getvalue())
+    assert book.last_row(book.sheets[0][1]) == 2500
+    book.close()
+    assert read_xlsx(out.getvalue()).last_row == 2500
