@@ -1,13 +1,14 @@
 """Issue 32: Data Import and Export speed and memory. ROWS Employee rows (apps/hr) imported from a CSV
-and from an XLSX file through a Data Import record (the job's code path: each document in its own unit
-of work through `Document.insert`, a Data Import Log per document), against `fw.insert_many` of the
-same rows (batches of 1,000) and the driver's `insert_many` (raw documents, batches of 10,000), on the
-same durable mongod; then the export of the ROWS employees as CSV and XLSX.
+and from an XLSX file through a Data Import record (the job's code path: batches of new documents
+through the whole insert plan, hooks and Version records included, a Data Import Log per document),
+against `fw.insert_many` of the same rows (batches of 1,000, no hooks) and the driver's `insert_many`
+(raw documents, batches of 10,000), on the same durable mongod; then the export of the ROWS employees
+as CSV and XLSX.
 
     python bench/data_import_bench.py [--rows 100000] [--export-only | --import-only]
 
-`--export-only` loads the rows with the driver and measures only the export (the import of 100,000
-rows takes over an hour on a loaded 2-core machine).
+`--export-only` loads the rows with the driver and measures only the export; `--import-only` leaves
+the export out.
 
 Peak memory is the process's resident set sampled every 50 ms during each step, minus the resident
 set before it (the file's own bytes are held: they are read from the File store once per pass).
