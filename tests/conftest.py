@@ -17,6 +17,7 @@ from engine.apps.loader import registry_from_settings
 from engine.apps.registry import AppRegistry
 from engine.context import Context
 from engine.core.bootstrap import ensure_bootstrap
+from engine.jobs import queue
 from engine.migrate import sync_schema
 from engine.mongod import embedded
 from engine.settings import Settings
@@ -95,6 +96,24 @@ def redis_server() -> Iterator[RedisServer]:
     server = start_redis()
     yield server
     server.stop()
+
+
+@pytest.fixture
+def own_redis() -> Iterator[RedisServer]:
+    """A Redis of the test's own (one it may stop and start: outages)."""
+    server = start_redis()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+async def redis_site(site: Site, own_redis: RedisServer) -> AsyncIterator[Site]:
+    """The test site with its jobs on `own_redis` through arq (the job outbox and its relays)."""
+    site.settings = site.settings.model_copy(update={"redis_url": own_redis.url})
+    site._jobs_backend = queue.ArqBackend(site, own_redis.url)  # type: ignore[attr-defined]
+    yield site
+    await site.close_services()
+    site.settings = site.settings.model_copy(update={"redis_url": None})
 
 
 @pytest.fixture

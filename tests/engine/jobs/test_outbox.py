@@ -6,7 +6,6 @@ real `fw serve` and `fw worker` processes)."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from fwtest import jobs  # type: ignore[import-not-found]
@@ -18,23 +17,7 @@ from engine.jobs import outbox, queue
 from engine.jobs.worker import build_workers
 from engine.query.listing import get_all
 from engine.site import Site
-from tests.support.redis_server import RedisServer, start_redis
-
-
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-async def redis_site(site: Site, own_redis: RedisServer) -> AsyncIterator[Site]:
-    site.settings = site.settings.model_copy(update={"redis_url": own_redis.url})
-    site._jobs_backend = queue.ArqBackend(site, own_redis.url)  # type: ignore[attr-defined]
-    yield site
-    await site.close_services()
-    site.settings = site.settings.model_copy(update={"redis_url": None})
+from tests.support.redis_server import RedisServer
 
 
 def backend(site: Site) -> queue.ArqBackend:

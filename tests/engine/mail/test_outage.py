@@ -5,7 +5,7 @@ flush sends the mail once SMTP answers, and the job relayed later finds it sent.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 
 import pytest
@@ -17,15 +17,8 @@ from engine.jobs import outbox, queue
 from engine.jobs.worker import build_workers
 from engine.mail import queue as mail_queue
 from engine.site import Site
-from tests.support.redis_server import RedisServer, start_redis
+from tests.support.redis_server import RedisServer
 from tests.support.smtp import SmtpSink
-
-
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

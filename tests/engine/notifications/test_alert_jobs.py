@@ -8,7 +8,6 @@ write and no Version, so its saves may skip their transaction."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
@@ -24,7 +23,6 @@ from engine.query import listing
 from engine.site import Site
 from tests.support.hooks import patch_handlers
 from tests.support.jobs import jobs_done
-from tests.support.redis_server import RedisServer, start_redis
 from tests.support.users import user_context
 
 REVIEW = "Test Review"
@@ -37,20 +35,6 @@ def no_star_hooks(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
         doctype != REVIEW or event.startswith("fw_notifications")) else ())
 
 
-@pytest.fixture
-def own_redis() -> Iterator[RedisServer]:
-    server = start_redis()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-async def redis_site(site: Site, own_redis: RedisServer) -> AsyncIterator[Site]:
-    site.settings = site.settings.model_copy(update={"redis_url": own_redis.url})
-    site._jobs_backend = queue.ArqBackend(site, own_redis.url)  # type: ignore[attr-defined]
-    yield site
-    await site.close_services()
-    site.settings = site.settings.model_copy(update={"redis_url": None})
 
 
 async def rule(ctx: Context, name: str, **fields: Any) -> None:
