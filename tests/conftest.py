@@ -17,11 +17,11 @@ from engine.apps.loader import registry_from_settings
 from engine.apps.registry import AppRegistry
 from engine.context import Context
 from engine.core.bootstrap import ensure_bootstrap
-from engine.jobs import queue
 from engine.migrate import sync_schema
 from engine.mongod import embedded
 from engine.settings import Settings
 from engine.site import Site
+from tests.support.jobs import arq_jobs
 from tests.support.redis_server import RedisServer, start_redis
 from tests.support.smtp import SmtpSink
 
@@ -109,11 +109,8 @@ def own_redis() -> Iterator[RedisServer]:
 @pytest.fixture
 async def redis_site(site: Site, own_redis: RedisServer) -> AsyncIterator[Site]:
     """The test site with its jobs on `own_redis` through arq (the job outbox and its relays)."""
-    site.settings = site.settings.model_copy(update={"redis_url": own_redis.url})
-    site._jobs_backend = queue.ArqBackend(site, own_redis.url)  # type: ignore[attr-defined]
-    yield site
-    await site.close_services()
-    site.settings = site.settings.model_copy(update={"redis_url": None})
+    async with arq_jobs(site, own_redis.url):
+        yield site
 
 
 @pytest.fixture

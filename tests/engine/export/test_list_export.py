@@ -14,7 +14,8 @@ from openpyxl import load_workbook
 from engine.context import Context
 from engine.export import list_export
 from engine.query.listing import get_list
-from tests.engine.query.test_list_pages import DOCTYPE, ROWS, notes, profiled_finds
+from tests.engine.query.test_list_pages import DOCTYPE, ROWS, notes
+from tests.support.profiler import profiled_finds
 
 __all__ = ["notes"]  # the fixture, shared with the listing's tests
 

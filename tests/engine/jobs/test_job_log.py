@@ -18,6 +18,7 @@ from engine.jobs.payload import MAX_TIMEOUT, JobPayload
 from engine.jobs.worker import build_workers
 from engine.query.listing import get_all
 from engine.site import Site
+from tests.support.jobs import arq_jobs
 from tests.support.redis_server import RedisServer
 
 JOB_TYPE = "fwtest.jobs.scheduled_note (* * * * *)"
@@ -51,11 +52,8 @@ def started(record: dict[str, Any]) -> datetime:
 
 @pytest.fixture
 async def arq_site(site: Site, redis_server: RedisServer) -> AsyncIterator[Site]:
-    site.settings = site.settings.model_copy(update={"redis_url": redis_server.url})
-    site._jobs_backend = queue.ArqBackend(site, redis_server.url)  # type: ignore[attr-defined]
-    yield site
-    await site.close_services()
-    site.settings = site.settings.model_copy(update={"redis_url": None})
+    async with arq_jobs(site, redis_server.url):
+        yield site
 
 
 async def test_a_run_records_its_job_id_attempt_and_timeout(site: Site) -> None:

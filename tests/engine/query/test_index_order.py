@@ -10,6 +10,7 @@ import pytest
 
 from engine.context import Context
 from engine.query.listing import get_list
+from tests.support.profiler import profiled_finds
 
 DOCTYPE = "Warehouse Violation"  # index [employee, date] and sort_field date DESC in its JSON
 
@@ -27,17 +28,7 @@ async def violations(ctx: Context) -> None:
 
 async def plans_of(ctx: Context, run: Any) -> list[dict[str, Any]]:
     """The profiler's entries for the finds `run` sends to the doctype's collection."""
-    handle = ctx.site.db.handle
-    collection = ctx.meta(DOCTYPE).collection
-    await handle.command("profile", 0)
-    await handle["system.profile"].drop()
-    await handle.command("profile", 2)
-    try:
-        await run()
-    finally:
-        await handle.command("profile", 0)
-    entries = await handle["system.profile"].find({"ns": f"{handle.name}.{collection}", "op": "query"}).to_list(None)
-    await handle["system.profile"].drop()  # the suite's per-test cleanup cannot write to it
+    entries = await profiled_finds(ctx, ctx.meta(DOCTYPE).collection, run)
     assert entries, "the profiler saw no find"
     return entries
 

@@ -5,7 +5,6 @@ and with an index on the sort each page examines its own rows only)."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 import pytest
@@ -14,6 +13,7 @@ from engine import exceptions as exc
 from engine.context import Context
 from engine.query.compile import compile_after
 from engine.query.listing import get_list, list_pages
+from tests.support.profiler import profiled_finds
 from tests.support.users import user_context
 
 DOCTYPE = "Test Note"  # sort_field: creation desc (index creation, _id)
@@ -42,19 +42,6 @@ async def notes(ctx: Context) -> None:
     await ctx.site.db.collection(ctx.meta(DOCTYPE).collection).insert_many([_record(i) for i in range(ROWS)])
 
 
-async def profiled_finds(ctx: Context, collection: str, run: Callable[[], Awaitable[None]]) -> list[dict[str, Any]]:
-    """MongoDB's profiler entries for the finds `run` sends to `collection` (what the server was asked)."""
-    handle = ctx.site.db.handle
-    await handle.command("profile", 0)
-    await handle["system.profile"].drop()
-    await handle.command("profile", 2)
-    try:
-        await run()
-    finally:
-        await handle.command("profile", 0)
-    entries = await handle["system.profile"].find({"ns": f"{handle.name}.{collection}", "op": "query"}).to_list(None)
-    await handle["system.profile"].drop()  # the suite's per-test cleanup cannot write to it
-    return entries
 
 
 async def _paged(ctx: Context, **kwargs: Any) -> list[list[Any]]:
