@@ -272,8 +272,11 @@ async def get_cached_value(ctx: Context, doctype: str, name: str, fieldname: str
     """`get_value` of one document by name, read once per unit of work (Frappe's `get_cached_value`,
     for master data a hook looks up on every save): the unit keeps the answer until it writes
     anything, so a batch of documents checking the same Branch reads it once, and a unit never reads
-    a value it has since changed. Outside a unit of work it is `get_value`.
+    a value it has since changed. Outside a unit of work it is `get_value`. No name, no value (None),
+    never the first document's.
     """
+    if not name:
+        return None
     uow = ctx.uow
     if uow is None:
         return await get_value(ctx, doctype, name, fieldname, as_dict=as_dict)

@@ -19,6 +19,7 @@ async def test_read_once_per_unit_until_it_writes(ctx: Context, monkeypatch: pyt
         assert await fw.get_cached_value(ctx, "Test Customer", "Acme", "region") == "North"
         assert await fw.get_cached_value(ctx, "Test Customer", "Nobody", "region") is None
         assert await fw.get_cached_value(ctx, "Test Customer", "Nobody", "region") is None
+        assert await fw.get_cached_value(ctx, "Test Customer", "", "region") is None  # not the first one's
         assert reads == ["Test Customer", "Test Customer"]  # one read for each name
         values = await fw.get_cached_value(ctx, "Test Customer", "Acme", ["region", "credit_limit"], as_dict=True)
         values["region"] = "changed by the caller"  # a copy: the kept answer is not changed
