@@ -21,8 +21,8 @@ from engine.documents.factory import get_doc
 from engine.export.writer import Download, file_format
 from engine.files import serving, storage
 from engine.jobs.queue import enqueue
-from engine.methods.args import json_arg
-from engine.query.listing import get_list, get_value
+from engine.methods.args import bool_arg, json_arg, whole_arg
+from engine.query.listing import count, get_list, get_value
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -173,9 +173,7 @@ async def run_import(ctx: Context, data_import: str, progress: importer.Progress
 
 
 async def _finish(ctx: Context, name: str, total: int) -> str:
-    failed = await _failed_rows(ctx, name)
-    succeeded = len(await get_list(ctx, importer.LOG, filters=[["data_import", "=", name], ["success", "=", 1]],
-                                   pluck="name", limit_page_length=0, ignore_permissions=True))
+    succeeded, failed = await _log_counts(ctx, name)
     status = "Success" if not failed else ("Partial Success" if succeeded else "Error")
     doc = await get_doc(ctx, DATA_IMPORT, name)
     await doc.db_set({"status": status, "payload_count": total})
@@ -186,21 +184,32 @@ async def _finish(ctx: Context, name: str, total: int) -> str:
 async def get_import_status(ctx: Context, data_import_name: str) -> dict[str, Any]:
     """Frappe's answer: the status, how many documents the file holds, how many went in and failed."""
     doc = await _import_doc(ctx, data_import_name)
-    logs = await get_list(ctx, importer.LOG, fields=["success"], filters=[["data_import", "=", doc.name]],
-                          limit_page_length=0, ignore_permissions=True)
-    success = sum(1 for log in logs if log.get("success"))
+    success, failed = await _log_counts(ctx, str(doc.name))
     return {"status": doc.get("status"), "total_records": doc.get("payload_count") or 0, "success": success,
-            "failed": len(logs) - success}
+            "failed": failed}
+
+
+async def _log_counts(ctx: Context, name: str) -> tuple[int, int]:
+    """How many of the import's logs say success, and how many failure (counted by the index)."""
+    logs = [["data_import", "=", name]]
+    succeeded = await count(ctx, importer.LOG, [*logs, ["success", "=", 1]], ignore_permissions=True)
+    failed = await count(ctx, importer.LOG, [*logs, ["success", "=", 0]], ignore_permissions=True)
+    return succeeded, failed
 
 
 @whitelist(path=f"{PATH}.get_import_logs")
-async def get_import_logs(ctx: Context, data_import: str) -> list[dict[str, Any]]:
-    """The per-row log: rows, success, the document made (a link in the Desk) and the messages."""
+async def get_import_logs(ctx: Context, data_import: str, start: int = 0, page_length: int = 0,
+                          failed_first: bool = False) -> list[dict[str, Any]]:
+    """The per-row log: rows, success, the document made (a link in the Desk) and the messages; all of
+    it by default (Frappe's answer), or a page of `page_length` from `start`, the failed rows first
+    with `failed_first` (the Desk's: an import of 100,000 rows must not send them all to a browser)."""
     doc = await _import_doc(ctx, data_import)
+    start, page_length = whole_arg(start, "start", 0), whole_arg(page_length, "page_length", 0)
+    order = "success asc, log_index asc" if bool_arg(failed_first, "failed_first") else "log_index asc"
     logs = await get_list(ctx, importer.LOG, fields=["log_index", "row_indexes", "success", "docname", "messages",
                                                      "exception"],
-                          filters=[["data_import", "=", doc.name]], order_by="log_index asc", limit_page_length=0,
-                          ignore_permissions=True)
+                          filters=[["data_import", "=", doc.name]], order_by=order, limit_start=start,
+                          limit_page_length=page_length, ignore_permissions=True)
     for log in logs:
         log["row_indexes"] = orjson.loads(log["row_indexes"]) if log.get("row_indexes") else []
         log["messages"] = orjson.loads(log["messages"]) if log.get("messages") else []

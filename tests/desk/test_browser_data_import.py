@@ -48,7 +48,8 @@ def test_import_branches_by_clicking(page: Page, login_as: Callable[..., None], 
     expect(page.get_by_role("progressbar", name="Import progress")).to_be_visible()
     log = page.get_by_role("table", name="Import Log")
     expect(log.get_by_role("row")).to_have_count(3)  # the header and one row per document
-    expect(log).to_contain_text("Failed")
+    expect(log.get_by_role("row").nth(1)).to_contain_text("Failed")  # the failed rows first
+    expect(page.get_by_role("button", name="Show more rows")).to_have_count(0)  # all of them shown
     expect(page.get_by_role("button", name="Retry Failed Rows")).to_be_visible()
     log.get_by_role("link", name=good).click()
     expect(page).to_have_url(re.compile(rf"/app/branch/{re.escape(good)}$"))

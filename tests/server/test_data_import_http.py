@@ -49,6 +49,13 @@ async def test_preview_start_status_and_logs(client: httpx.AsyncClient, ctx: Con
     logs = ok(await client.get(f"{PATH}.get_import_logs", params={"data_import": doc.name},
                                headers=admin.token))["message"]
     assert [(log["docname"], log["success"]) for log in logs] == [("A", 1), (None, 0)]
+    pages = [ok(await client.get(f"{PATH}.get_import_logs", params={
+        "data_import": doc.name, "start": start, "page_length": 1, "failed_first": 1}, headers=admin.token))["message"]
+        for start in (0, 1, 2)]  # the Desk's: a page at a time, the failed rows first
+    assert [[(log["docname"], log["success"]) for log in page] for page in pages] == [[(None, 0)], [("A", 1)], []]
+    body = refused(await client.get(f"{PATH}.get_import_logs", params={"data_import": doc.name, "page_length": "x"},
+                                    headers=admin.token), 417)
+    assert body["exc_type"] == "ArgumentTypeError" and "page_length" in body["exception"]
     refused(await client.get(f"{PATH}.form_start_import", params={"data_import": doc.name}, headers=admin.token), 403)
 
 

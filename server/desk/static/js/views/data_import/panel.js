@@ -1,7 +1,8 @@
 // The Data Import form's tools (business.md §3.1, §6): "Download Template", the preview of the
 // attached file (its columns with the field each one fills, changeable; the first rows; every problem
 // found before anything is written), "Start Import" (a job; a progress bar follows its
-// `data_import_progress` events) and the per-row log, whose created documents are links.
+// `data_import_progress` events) and the per-row log, whose created documents are links: a page of
+// LOG_PAGE rows at a time, the failed ones first (an import of 100,000 rows has as many logs).
 import { call } from "../../api.js";
 import { slug } from "../../boot.js";
 import { downloadFile } from "../../download.js";
@@ -12,6 +13,7 @@ import { formUrl } from "../../routes.js";
 import { showError } from "../../ui/messages.js";
 
 const PATH = "fw.core.doctype.data_import.data_import";
+const LOG_PAGE = 500;
 
 function optionsOf(doc) {
 	try {
@@ -68,9 +70,9 @@ function Rows({ preview }) {
 	</table>`;
 }
 
-function Log({ logs, doctype }) {
+function Log({ logs, doctype, more, onMore }) {
 	if (!logs.length) return null;
-	return html`<table class="list-table import-log">
+	return html`<div class="import-log-block"><table class="list-table import-log">
 		<caption>${__("Import Log")}</caption>
 		<thead><tr><th scope="col">${__("Row")}</th><th scope="col">${__("Status")}</th><th scope="col">${__("Document")}</th><th scope="col">${__("Messages")}</th></tr></thead>
 		<tbody>
@@ -81,7 +83,9 @@ function Log({ logs, doctype }) {
 				<td>${(log.messages || []).join(" ")}</td>
 			</tr>`)}
 		</tbody>
-	</table>`;
+	</table>
+	${more ? html`<button type="button" class="btn btn-default btn-sm" onClick=${onMore}>${__("Show more rows")}</button>` : null}
+	</div>`;
 }
 
 export default function DataImportPanel({ frm }) {
@@ -91,6 +95,7 @@ export default function DataImportPanel({ frm }) {
 	const [failed, setFailed] = useState(null);
 	const [progress, setProgress] = useState(null);
 	const [logs, setLogs] = useState([]);
+	const [moreLogs, setMoreLogs] = useState(false);
 	const options = optionsOf(doc);
 
 	async function loadPreview(templateOptions = options) {
@@ -107,10 +112,13 @@ export default function DataImportPanel({ frm }) {
 		}
 	}
 
-	async function loadLogs() {
+	async function loadLogs(start = 0) {
 		if (!saved) return;
-		const body = await call(`${PATH}.get_import_logs`, { data_import: doc.name }, { httpMethod: "GET" });
-		setLogs(body.message || []);
+		const body = await call(`${PATH}.get_import_logs`,
+			{ data_import: doc.name, start, page_length: LOG_PAGE, failed_first: 1 }, { httpMethod: "GET" });
+		const page = body.message || [];
+		setLogs((shown) => (start ? [...shown, ...page] : page));
+		setMoreLogs(page.length === LOG_PAGE);
 	}
 
 	useEffect(() => {
@@ -173,6 +181,7 @@ export default function DataImportPanel({ frm }) {
 					<${Rows} preview=${preview} />
 				</div>`
 			: null}
-		<${Log} logs=${logs} doctype=${doc.reference_doctype} />
+		<${Log} logs=${logs} doctype=${doc.reference_doctype} more=${moreLogs}
+			onMore=${() => loadLogs(logs.length).catch(showError)} />
 	</section>`;
 }
