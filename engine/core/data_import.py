@@ -90,9 +90,11 @@ async def read_file(ctx: Context, url: str | None) -> tuple[str, bytes]:
     return served.name, await storage.read(ctx, served.content.digest)
 
 
-async def sheet_of(ctx: Context, url: str | None) -> Sheet:
+async def sheet_of(ctx: Context, url: str | None, *, in_process: bool = False) -> Sheet:
+    """The attached file's sheet; `in_process`: an XLSX's rows parsed by a process of their own (the
+    import's: engine/dataimport/xlsx_process.py)."""
     filename, content = await read_file(ctx, url)
-    return read_sheet(filename, content, ctx.site.settings.max_file_size)
+    return read_sheet(filename, content, ctx.site.settings.max_file_size, in_process=in_process)
 
 
 @whitelist(path=f"{PATH}.download_template")
@@ -165,7 +167,7 @@ async def run_import(ctx: Context, data_import: str, progress: importer.Progress
         if progress is not None:
             await progress(current, count, outcome)
 
-    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file), run_options, announce)
+    outcome = await importer.run(ctx, await sheet_of(ctx, doc.import_file, in_process=True), run_options, announce)
     status_ctx = Context(ctx.site, ctx.user, lang=ctx.lang)
     status = await run_in_unit_of_work(status_ctx, lambda: _finish(status_ctx, str(doc.name), outcome.total))
     await announce(outcome.rows, outcome.rows, outcome)  # (after the status)

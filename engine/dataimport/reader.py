@@ -17,6 +17,7 @@ from typing import Any
 
 from engine import exceptions as exc
 from engine.dataimport.mapping import column_letter
+from engine.dataimport.xlsx_process import ReaderFailed, rows_in_process
 from engine.dataimport.xlsx_rows import FORMULA_CELL, Book, sheet_rows
 from engine.translation import _
 
@@ -133,7 +134,9 @@ def _xlsx_value(value: Any) -> Any:
     return value
 
 
-def read_xlsx(content: bytes) -> Sheet:
+def read_xlsx(content: bytes, *, in_process: bool = False) -> Sheet:
+    """The sheet of an XLSX file; `in_process`: its rows after the header read by a process of their
+    own (engine/dataimport/xlsx_process.py), for an import."""
     try:
         book = Book(content)
     except Exception as error:  # openpyxl raises many kinds for a damaged file
@@ -171,26 +174,36 @@ def read_xlsx(content: bytes) -> Sheet:
         book.close()
         raise
 
+    last_row = book.last_row(path)
+    if in_process:
+        lines.close()
+        book.close()
+        lines = rows_in_process(content, path)
+
     def rows() -> Iterator[tuple[int, list[Any]]]:
         try:
             for number, cells in lines:
                 values = [_xlsx_value(v) for v in no_formula(number, cells)]
                 if any(v not in (None, "") for v in values):
                     yield number, values
+        except ReaderFailed as error:
+            raise exc.ValidationError(_("The Excel file cannot be read: {0}", str(error)[:200]),
+                                      field="import_file") from None
         finally:
+            lines.close()
             book.close()
 
-    return Sheet(header, rows(), "XLSX", [], book.last_row(path))
+    return Sheet(header, rows(), "XLSX", [], last_row)
 
 
-def read_sheet(filename: str, content: bytes, max_size: int) -> Sheet:
+def read_sheet(filename: str, content: bytes, max_size: int, *, in_process: bool = False) -> Sheet:
     """The file's sheet; refused when empty, too large, of another kind, or without a header."""
     if max_size and len(content) > max_size:
         raise exc.ValidationError(_("The file is {0} bytes, over the limit of {1} bytes (FW_MAX_FILE_SIZE)",
                                     len(content), max_size), field="import_file")
     if not content.strip():
         raise exc.ValidationError(_("The file is empty"), field="import_file")
-    sheet = read_xlsx(content) if kind_of(filename, content) == "XLSX" else read_csv(content)
+    sheet = read_xlsx(content, in_process=in_process) if kind_of(filename, content) == "XLSX" else read_csv(content)
     if not any(sheet.header):
         raise exc.ValidationError(_("Row 1 holds no column names; the first row must be the header"),
                                   field="import_file")

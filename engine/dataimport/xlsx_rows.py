@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Generator
 from typing import Any
 from xml.etree.ElementTree import Element, iterparse
 
@@ -28,6 +28,9 @@ DIGITS = "0123456789"
 
 class Formula:
     """A cell that holds a formula (the import refuses it: the value is what the sheet last computed)."""
+
+    def __reduce__(self) -> str:
+        return "FORMULA_CELL"  # (unpickled, from a reading process, as the one instance)
 
 
 FORMULA_CELL = Formula()
@@ -148,7 +151,7 @@ def _inline_text(inline: Element) -> str:
     return "".join(parts)
 
 
-def sheet_rows(book: Book, path: str) -> Iterator[tuple[int, list[Any]]]:
+def sheet_rows(book: Book, path: str) -> Generator[tuple[int, list[Any]], None, None]:
     """`(row number, values)` of each row of the sheet at `path`, in order; a value is None for an
     empty cell, `FORMULA_CELL` for a formula, else a str, int, float, bool, date or datetime."""
     cells = _Cells(book)

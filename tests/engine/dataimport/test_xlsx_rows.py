@@ -4,7 +4,9 @@ value, on workbooks with every kind of cell a spreadsheet holds."""
 from __future__ import annotations
 
 import io
+import os
 from datetime import date, datetime, time, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,8 +15,10 @@ from openpyxl.cell.rich_text import CellRichText, TextBlock
 from openpyxl.cell.text import InlineFont
 from openpyxl.utils.datetime import CALENDAR_MAC_1904
 
+from engine import exceptions as exc
 from engine.dataimport import xlsx_rows
 from engine.dataimport.reader import read_xlsx
+from engine.dataimport.xlsx_process import ReaderFailed, rows_in_process
 from engine.dataimport.xlsx_rows import FORMULA_CELL, Book, sheet_rows
 
 
@@ -109,3 +113,60 @@ def test_the_last_row_comes_from_the_dimension_or_a_count_of_the_rows(block: int
     assert book.last_row(book.sheets[0][1]) == 2500
     book.close()
     assert read_xlsx(out.getvalue()).last_row == 2500
+
+
+def readers() -> list[int]:
+    """This process's children that read a sheet, still there (running or not yet reaped)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+            command = Path(f"/proc/{entry}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat[1]) == os.getpid() and b"engine.dataimport.xlsx_process" in command:
+            found.append(int(entry))
+    return found
+
+
+def test_a_process_of_its_own_reads_the_same_rows() -> None:
+    content = _book()
+    book = Book(content)
+    [(_name, path)] = book.sheets
+    expected = list(sheet_rows(book, path))[1:]  # after the header
+    book.close()
+    got = list(rows_in_process(content, path))
+    assert got == expected and dict(got)[7][1] is FORMULA_CELL  # (the one instance, through the pipe)
+    assert readers() == []
+
+
+def test_a_reading_process_stopped_early_or_failing_is_gone() -> None:
+    content = _book()
+    rows = rows_in_process(content, Book(content).sheets[0][1])
+    assert next(rows)[0] == 2
+    rows.close()  # the import stopped reading
+    assert readers() == []
+    with pytest.raises(ReaderFailed, match="KeyError"):
+        list(rows_in_process(content, "xl/worksheets/no-such-sheet.xml"))
+    assert readers() == []
+
+
+def test_the_import_reads_in_a_process_and_names_a_formula_in_the_middle() -> None:
+    book = Workbook()
+    sheet = book.active
+    assert sheet is not None
+    sheet.append(["Name", "Count"])
+    for i in range(1200):
+        sheet.append([f"n{i}", i])
+    sheet["B1100"] = "=1+2"
+    out = io.BytesIO()
+    book.save(out)
+    read = read_xlsx(out.getvalue(), in_process=True)
+    seen = []
+    with pytest.raises(exc.ValidationError, match=r"Row 1100, column B \(Count\): a formula"):
+        for number, _values in read.rows:
+            seen.append(number)
+    assert seen == list(range(2, 1100))  # every row before it, in order
+    assert readers() == []
