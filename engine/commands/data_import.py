@@ -73,7 +73,7 @@ def data_import(path: Path, doctype: str, kind: str, submit_after_import: bool, 
     name, outcome, seconds = run(go)
     for warning in outcome.warnings:
         console.print(f"[yellow]{warning}[/yellow]", soft_wrap=True)
-    failed = len(outcome.failed)
+    failed = outcome.failed_count
     rate = (outcome.succeeded + failed) / max(seconds, 1e-9)
     colour = "green" if not failed else ("yellow" if outcome.succeeded else "red")
     console.print(f"[{colour}]{outcome.succeeded:,} of {outcome.succeeded + failed:,} documents imported[/{colour}]"

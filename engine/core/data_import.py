@@ -145,7 +145,7 @@ async def form_start_import(ctx: Context, data_import: str) -> str | None:
 async def run_data_import(ctx: Context, data_import: str) -> dict[str, Any]:
     """The job: import the file's documents (or, on a second run, those that failed) and record the status."""
     status, outcome = await run_import(ctx, data_import)
-    return {"status": status, "succeeded": outcome.succeeded, "failed": len(outcome.failed)}
+    return {"status": status, "succeeded": outcome.succeeded, "failed": outcome.failed_count}
 
 
 async def run_import(ctx: Context, data_import: str, progress: importer.Progress | None = None

@@ -42,6 +42,7 @@ from engine.translation import _
 
 LOG = "Data Import Log"
 PROGRESS_EVERY = 0.5  # seconds between progress events
+KEPT_FAILURES = 1000  # failures an outcome keeps the messages of (the command line shows the first 50)
 BATCH = 1000  # new documents per unit of work (a unit must stay well inside MongoDB's 60 s transaction limit)
 
 
@@ -59,12 +60,24 @@ class Options:
 
 @dataclass
 class Outcome:
+    """What an import did; it stays small whatever the file's size (the per-row log is the record)."""
+
     total: int = 0  # documents in the file
     rows: int = 0  # rows in the file (what progress counts)
     succeeded: int = 0
-    failed: list[dict[str, Any]] = field(default_factory=list)  # {rows, messages}
-    created: list[str] = field(default_factory=list)
+    failed_count: int = 0
+    failed: list[dict[str, Any]] = field(default_factory=list)  # {rows, messages}: the first KEPT_FAILURES
+    last_created: str | None = None
     warnings: list[str] = field(default_factory=list)
+
+    def fail(self, rows: list[int], messages: list[str]) -> None:
+        self.failed_count += 1
+        if len(self.failed) < KEPT_FAILURES:
+            self.failed.append({"rows": rows, "messages": messages})
+
+    def create(self, name: str) -> None:
+        self.succeeded += 1
+        self.last_created = name
 
 
 Progress = Callable[[int, int, Outcome], Awaitable[None]]  # (rows done, rows in the file, the outcome so far)
@@ -235,13 +248,11 @@ async def _import_one(ctx: Context, meta: Meta, index: int, payload: Payload, co
             problems = _problem_messages(error, columns, payload.rows)
             exception = type(error).__name__
     if problems:
-        outcome.failed.append({"rows": payload.rows, "messages": problems})
+        outcome.fail(payload.rows, problems)
         await run_in_unit_of_work(row_ctx, functools.partial(
             _log, row_ctx, options, index, payload, docname=None, messages=problems, exception=exception))
-    else:
-        outcome.succeeded += 1
-        if docname:
-            outcome.created.append(docname)
+    elif docname:
+        outcome.create(docname)
 
 
 class _RefusedByHook(Exception):
@@ -276,10 +287,9 @@ async def _import_batch(ctx: Context, meta: Meta, batch: list[tuple[int, Payload
     for position, (_index, payload) in enumerate(batch):
         error = result.failed.get(position)
         if error is None:
-            outcome.succeeded += 1
-            outcome.created.append(result.names[position])
+            outcome.create(result.names[position])
         else:
-            outcome.failed.append({"rows": payload.rows, "messages": _problem_messages(error, columns, payload.rows)})
+            outcome.fail(payload.rows, _problem_messages(error, columns, payload.rows))
 
 
 async def _insert_batch(ctx: Context, meta: Meta, batch: list[tuple[int, Payload]], columns: list[Column],
@@ -313,7 +323,7 @@ async def announce(ctx: Context, data_import: str, current: int, total: int, out
     """Frappe's `data_import_progress` event and the Desk's progress bar, to the importing user."""
     await realtime.publish_realtime(ctx, "data_import_progress", {
         "data_import": data_import, "current": current, "total": total, "success": outcome.succeeded,
-        "failed": len(outcome.failed), "docname": outcome.created[-1] if outcome.created else None,
+        "failed": outcome.failed_count, "docname": outcome.last_created,
     }, user=ctx.user)
     await realtime.publish_progress(ctx, current * 100 / max(total, 1), title=_("Importing {0}", data_import),
                                     description=_("{0} of {1}", current, total))

@@ -122,3 +122,14 @@ async def test_the_file_is_read_a_chunk_ahead_and_its_error_comes_where_it_is() 
         if item == 4:
             break
     assert [item async for item in importer._read_ahead(iter(range(7)), 3)] == list(range(7))
+
+
+def test_an_outcome_stays_small_whatever_the_files_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(importer, "KEPT_FAILURES", 2)
+    outcome = importer.Outcome()
+    for number in range(2, 7):
+        outcome.fail([number], [f"Row {number}: refused"])
+        outcome.create(f"DOC-{number}")
+    assert (outcome.failed_count, outcome.succeeded, outcome.last_created) == (5, 5, "DOC-6")
+    assert outcome.failed == [{"rows": [2], "messages": ["Row 2: refused"]},
+                              {"rows": [3], "messages": ["Row 3: refused"]}]  # the first ones' messages only
