@@ -21,7 +21,7 @@ from engine.documents.factory import get_doc
 from engine.export.writer import Download, file_format
 from engine.files import serving, storage
 from engine.jobs.queue import enqueue
-from engine.methods.args import bool_arg, json_arg, whole_arg
+from engine.methods.args import json_arg, whole_arg
 from engine.query.listing import count, get_list, get_value
 from engine.translation import _
 
@@ -207,7 +207,7 @@ async def get_import_logs(ctx: Context, data_import: str, start: int = 0, page_l
     with `failed_first` (the Desk's: an import of 100,000 rows must not send them all to a browser)."""
     doc = await _import_doc(ctx, data_import)
     start, page_length = whole_arg(start, "start", 0), whole_arg(page_length, "page_length", 0)
-    order = "success asc, log_index asc" if bool_arg(failed_first, "failed_first") else "log_index asc"
+    order = "success asc, log_index asc" if failed_first else "log_index asc"  # (typed by the whitelist)
     logs = await get_list(ctx, importer.LOG, fields=["log_index", "row_indexes", "success", "docname", "messages",
                                                      "exception"],
                           filters=[["data_import", "=", doc.name]], order_by=order, limit_start=start,

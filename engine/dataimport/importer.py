@@ -204,8 +204,8 @@ async def run(ctx: Context, sheet: Sheet, options: Options, progress: Progress |
 
 
 async def _read_ahead(items: Iterator[Payload], size: int) -> AsyncIterator[Payload]:
-    """`items`, read `size` at a time in a thread, one chunk ahead: the file is parsed (openpyxl is
-    slow) while the event loop waits for the database on the chunk before. One chunk is read at a
+    """`items`, read `size` at a time in a thread, one chunk ahead: the file's rows are parsed into
+    values while the event loop waits for the database on the chunk before. One chunk is read at a
     time, so the reader is never used by two threads at once; an error of the file's is raised after
     the items read before it, where the loop would have met it."""
 

@@ -4,6 +4,7 @@ delivery through aiosmtplib (`deliver`), and a run of deliveries on one connecti
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -82,19 +83,22 @@ class Delivery:
     refused: dict[str, str]  # recipient -> the server's reason
 
 
-async def deliver(config: SmtpConfig, sender: str, recipients: list[str], message: str | bytes) -> Delivery:
-    """Send one message; raises aiosmtplib's errors (and OSError) when nothing was accepted."""
-    errors, _response = await aiosmtplib.send(
-        message, sender=sender, recipients=recipients, hostname=config.host, port=config.port,
-        username=config.username or None, password=config.password if config.username else None,
-        use_tls=config.use_ssl, start_tls=config.use_tls, timeout=CONNECT_TIMEOUT)
-    return Delivery({rcpt: f"{code} {text}" for rcpt, (code, text) in errors.items()})
-
-
 def _client(config: SmtpConfig) -> aiosmtplib.SMTP:
     return aiosmtplib.SMTP(hostname=config.host, port=config.port, username=config.username or None,
                            password=config.password if config.username else None, use_tls=config.use_ssl,
                            start_tls=config.use_tls, timeout=CONNECT_TIMEOUT)
+
+
+def _delivery(errors: Mapping[str, aiosmtplib.SMTPResponse]) -> Delivery:
+    return Delivery({rcpt: f"{code} {text}" for rcpt, (code, text) in errors.items()})
+
+
+async def deliver(config: SmtpConfig, sender: str, recipients: list[str], message: str | bytes) -> Delivery:
+    """Send one message on a connection of its own; raises aiosmtplib's errors (and OSError) when
+    nothing was accepted."""
+    async with _client(config) as client:
+        errors, _response = await client.sendmail(sender, recipients, message)
+    return _delivery(errors)
 
 
 class Session:
@@ -157,7 +161,7 @@ class Session:
             await self.close()  # a connection in an unknown state is not used again
             raise
         self._sent += 1
-        return Delivery({rcpt: f"{code} {text}" for rcpt, (code, text) in errors.items()})
+        return _delivery(errors)
 
     async def close(self) -> None:
         client, self._client = self._client, None

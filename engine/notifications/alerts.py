@@ -224,10 +224,8 @@ class _SentAlready(Exception):
 
 async def _first_time(ctx: Context, key: str) -> None:
     """Write `key` into the unit of work's transaction; `_SentAlready` when it is written (committed)
-    already."""
+    already (the unit then rolls back)."""
     collection = ctx.db.collection(SENT)
-    if await collection.find_one({"_id": key}, {"_id": 1}) is not None:
-        raise _SentAlready(key)
     session = await ctx.write_session()
     try:
         with db.translate_errors():
