@@ -50,6 +50,8 @@ def test_import_branches_by_clicking(page: Page, login_as: Callable[..., None], 
     expect(log.get_by_role("row")).to_have_count(3)  # the header and one row per document
     expect(log.get_by_role("row").nth(1)).to_contain_text("Failed")  # the failed rows first
     expect(page.get_by_role("button", name="Show more rows")).to_have_count(0)  # all of them shown
+    # the last progress event stands (the start's answer, arriving after the import's events, does not reset it)
+    expect(page.get_by_role("status").filter(has_text="imported")).to_have_text("1 of 2 imported, 1 failed")
     expect(page.get_by_role("button", name="Retry Failed Rows")).to_be_visible()
     log.get_by_role("link", name=good).click()
     expect(page).to_have_url(re.compile(rf"/app/branch/{re.escape(good)}$"))

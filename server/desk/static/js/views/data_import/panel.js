@@ -148,9 +148,11 @@ export default function DataImportPanel({ frm }) {
 	async function start() {
 		try {
 			if (frm.is_dirty()) await frm.save();
-			await call(`${PATH}.form_start_import`, { data_import: doc.name });
+			// before the call: a short import's progress events can arrive before its answer does
 			setProgress({ current: 0, total: preview ? preview.payload_count : 0, success: 0, failed: 0 });
+			await call(`${PATH}.form_start_import`, { data_import: doc.name });
 		} catch (error) {
+			setProgress(null);
 			showError(error);
 		}
 	}
