@@ -7,7 +7,10 @@ production):
 - `condition false`: the doctype has a System Notification whose condition does not hold;
 - `fires`: the doctype has a System Notification that fires (one Notification Log per save);
 - the same two without and with a firing rule on doctypes with `track_changes` (a Version record per
-  save): saves that take a transaction anyway, as those of most doctypes with hooks after the write do.
+  save): saves that take a transaction anyway, as those of most doctypes with hooks after the write do;
+- `HTTP: no rule` and `HTTP: fires`: the whole request, `POST /api/resource/<doctype>` through the
+  ASGI app in this process (authentication, the answer; a doctype no code takes part in, which a
+  create without a rule may take directly: engine/documents/direct_create.py).
 
     python bench/notification_bench.py [--saves 200] [--rounds 6] [--calls 100]
 
@@ -50,11 +53,14 @@ from engine.query import listing  # noqa: E402
 from engine.settings import Settings  # noqa: E402
 from engine.site import Site  # noqa: E402
 
-CASES = ("no rule", "rule on another doctype", "condition false", "fires", "tracked: no rule", "tracked: fires")
+CASES = ("no rule", "rule on another doctype", "condition false", "fires", "tracked: no rule", "tracked: fires",
+         "HTTP: no rule", "HTTP: fires")
 DOCTYPES = {"no rule": "Bench Alert Plain", "rule on another doctype": "Bench Alert Plain",
             "condition false": "Bench Alert Quiet", "fires": "Bench Alert Loud",
-            "tracked: no rule": "Bench Alert Tracked", "tracked: fires": "Bench Alert Tracked Loud"}
-BASE = {"tracked: fires": "tracked: no rule"}  # what a case's ratio is to (else "no rule")
+            "tracked: no rule": "Bench Alert Tracked", "tracked: fires": "Bench Alert Tracked Loud",
+            "HTTP: no rule": "Bench Alert Plain", "HTTP: fires": "Bench Alert Loud"}
+# what a case's ratio is to (else "no rule")
+BASE = {"tracked: fires": "tracked: no rule", "HTTP: no rule": "HTTP: no rule", "HTTP: fires": "HTTP: no rule"}
 OTHER = "Bench Alert Other"
 
 
@@ -96,6 +102,33 @@ def saver(site: Site, doctype: str) -> Callable[[int], Awaitable[Any]]:
     return save
 
 
+async def poster(site: Site, doctype: str) -> Callable[[int], Awaitable[Any]]:
+    """A save as a client makes it: POST /api/resource/<doctype> through the ASGI app, as Administrator
+    with an API key. Returns the new document's values."""
+    import httpx
+
+    from engine import auth
+    from server.app import create_app
+
+    keys = await auth.generate_keys_for(site, "Administrator")
+    client = httpx.AsyncClient(transport=httpx.ASGITransport(app=create_app(site.settings, site=site)),
+                               base_url="http://bench", headers={
+                                   "Authorization": f"token {keys['api_key']}:{keys['api_secret']}"})
+
+    class Saved:
+        def __init__(self, data: dict[str, Any]) -> None:
+            self.name = data["name"]
+
+    async def save(i: int) -> Any:
+        answer = await client.post(f"/api/resource/{doctype}", json={
+            "title": f"Crate {i}", "status": "Open", "qty": i % 50, "note": "bench", "user": "Administrator"})
+        if answer.status_code != 200:
+            raise RuntimeError(f"POST {doctype}: {answer.status_code} {answer.text[:200]}")
+        return Saved(answer.json()["data"])
+
+    return save
+
+
 async def timed(save: Callable[[int], Awaitable[Any]], n: int, mongod_pid: int, start: int) -> tuple[float, float]:
     cpu, mongo = time.process_time(), cpu_of(mongod_pid)
     for i in range(n):
@@ -130,7 +163,7 @@ async def run_jobs(site: Site) -> tuple[int, float]:
     backend = backend_for(site)
     pool = await backend.pool()  # type: ignore[attr-defined]
     cpu = time.process_time()
-    while await outbox.relay_pending(site, backend):  # type: ignore[arg-type]
+    while await outbox.relay_once(site, backend):  # type: ignore[arg-type]
         pass
     queued = await pool.zcard(queue_key(site.name, "short"))
     worker = build_worker(site, "short", burst=True)
@@ -198,7 +231,9 @@ async def main(saves: int, rounds: int, calls: int) -> None:
         await rule(ruled, "Bench loud", DOCTYPES["fires"], "doc.qty >= 0")
         await rule(ruled, "Bench tracked loud", DOCTYPES["tracked: fires"], "doc.qty >= 0")
         saves_of = {"no rule": saver(bare, DOCTYPES["no rule"]),
-                    **{case: saver(ruled, DOCTYPES[case]) for case in CASES[1:]}}
+                    **{case: saver(ruled, DOCTYPES[case]) for case in CASES[1:6]},
+                    "HTTP: no rule": await poster(bare, DOCTYPES["HTTP: no rule"]),
+                    "HTTP: fires": await poster(ruled, DOCTYPES["HTTP: fires"])}
         serial = 0
         for save in saves_of.values():  # warm-up: plans, caches, connections
             await timed(save, 30, mongod.process.pid, serial)
@@ -213,7 +248,7 @@ async def main(saves: int, rounds: int, calls: int) -> None:
         for case in CASES:
             call_counts[case] = await counted(saves_of[case], calls, serial)
             serial += calls
-        fired = 30 + rounds * saves + calls
+        fired = 30 + rounds * saves + calls  # (per firing case)
         print(f"\n{saves} saves x {rounds} rounds per case (alternating), calls over {calls} saves; Redis jobs "
               f"({redis_url.split('@')[-1]})\n")
         print("| save | fw process CPU µs/save | ratio | Python calls/save | ratio | mongod CPU µs/save |")
@@ -224,10 +259,10 @@ async def main(saves: int, rounds: int, calls: int) -> None:
             mongo = statistics.median(r[1] for r in results[case])
             print(f"| {case} | {cpus[case]:.0f} | {cpus[case] / cpus[base]:.2f} | {call_counts[case]:,.0f} | "
                   f"{call_counts[case] / call_counts[base]:.2f} | {mongo:.0f} |")
-        print("\n(ratios to `no rule`; `tracked: fires` to `tracked: no rule`)")
+        print("\n(ratios to `no rule`; `tracked: fires` to `tracked: no rule`; `HTTP: fires` to `HTTP: no rule`)")
         ran, job_us = await run_jobs(ruled)
         ctx = ruled.context()
-        fired *= 2  # (both firing doctypes)
+        fired *= 3  # (the three firing cases)
         logs = await listing.count(ctx, "Notification Log", ignore_permissions=True)
         names = await listing.get_all(ctx, "Notification Log", pluck="document_name")
         print(f"\nfiring saves: {fired:,}; Notification Logs: {logs:,} ({len(set(names)):,} documents, each once: "

@@ -8,6 +8,7 @@ access, no arbitrary calls.
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -28,27 +29,24 @@ _FUNCS: dict[str, Callable[..., Any]] = {"len": len, "int": int, "float": float,
                                          "abs": abs, "min": min, "max": max, "round": round}
 
 
-class _AttrDict(dict):
-    """`doc.field` and `doc.get("field")` over a plain dict."""
+def _plain(value: Any) -> Any:
+    """A mapping as a dict (what attribute access reads), anything else as it is. Shallow: nested
+    values are made plain when a condition reaches them, so a document is not copied whole for a
+    condition that reads one of its fields."""
+    return dict(value) if isinstance(value, Mapping) and not isinstance(value, dict) else value
 
-    def __getattr__(self, name: str) -> Any:
-        return self.get(name)
 
-
-def wrap(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return _AttrDict({k: wrap(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return [wrap(v) for v in value]
-    return value
+@functools.lru_cache(maxsize=1024)
+def _parse(expression: str) -> ast.expr:
+    """The expression's tree, parsed once per text (the evaluator never changes it)."""
+    try:
+        return ast.parse(expression.strip(), mode="eval").body
+    except SyntaxError as e:
+        raise exc.ValidationError(_("Invalid condition {0}: {1}", repr(expression), e.msg)) from None
 
 
 def safe_eval(expression: str, names: Mapping[str, Any]) -> Any:
-    try:
-        tree = ast.parse(expression.strip(), mode="eval")
-    except SyntaxError as e:
-        raise exc.ValidationError(_("Invalid condition {0}: {1}", repr(expression), e.msg)) from None
-    return _eval(tree.body, {k: wrap(v) for k, v in names.items()})
+    return _eval(_parse(expression), {k: _plain(v) for k, v in names.items()})
 
 
 def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
@@ -66,9 +64,9 @@ def _eval(node: ast.AST, names: dict[str, Any]) -> Any:
         target = _eval(node.value, names)
         if not isinstance(target, dict):
             raise exc.ValidationError(_("Cannot read {0} in a condition", repr(node.attr)))
-        return target.get(node.attr)
+        return _plain(target.get(node.attr))
     if isinstance(node, ast.Subscript):
-        return _eval(node.value, names)[_eval(node.slice, names)]
+        return _plain(_eval(node.value, names)[_eval(node.slice, names)])
     if isinstance(node, ast.BoolOp):
         values = (_eval(v, names) for v in node.values)
         return all(values) if isinstance(node.op, ast.And) else any(values)
@@ -107,5 +105,5 @@ def _call(node: ast.Call, names: dict[str, Any]) -> Any:
     if isinstance(node.func, ast.Attribute) and node.func.attr == "get":
         target = _eval(node.func.value, names)
         if isinstance(target, dict):
-            return target.get(*args)
+            return _plain(target.get(*args))
     raise exc.ValidationError(_("Only len, int, float, str, bool, abs, min, max, round and .get() may be called"))

@@ -7,7 +7,9 @@ doc_events: dict[str, dict[str, list[str]]] = {
     # a deleted document takes its attached Files and its Comments with it (Frappe's delete_doc), in
     # the same unit of work
     "*": {"after_delete": ["engine.files.attachments.on_delete", "engine.desk.comments.on_delete",
-                           "engine.methods.share.on_delete", "engine.desk.assign_to.on_delete"],
+                           "engine.methods.share.on_delete", "engine.desk.assign_to.on_delete",
+                           # the jobs its record still carried (a Notification's) go to the job outbox
+                           "engine.jobs.outbox.on_delete"],
           # a cancelled document's open ToDos are cancelled with it (business.md §2.4)
           "on_cancel": ["engine.desk.assign_to.on_cancel"],
           # the Notifications of the doctypes that have one (the lifecycle's `match_notifications` step

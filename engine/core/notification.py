@@ -1,7 +1,8 @@
 """The Notification controller: a rule is checked when it is saved (its doctype and fields, the
 condition's and templates' syntax), and a change to any rule tells every process which doctypes
 have enabled Notifications (the meta registry's `notified`, which puts the notification step into
-those doctypes' write plans: engine/documents/lifecycle.py)."""
+those doctypes' write plans: engine/documents/lifecycle.py). An enabled rule's doctype becomes a
+carrier of jobs (engine/jobs/outbox.py): its records may carry the rule's job until a relay takes it."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from engine import exceptions as exc
 from engine.documents import store
 from engine.documents.document import Document
+from engine.jobs import outbox
 from engine.meta.schema import Meta
 from engine.schema_sync import resync_after_commit
 from engine.translation import _
@@ -66,7 +68,9 @@ class Notification(Document):
                     raise exc.ValidationError(_("Receiver By Document Field {0} is not a field of {1}", spec, doctype),
                                               field="receiver_by_document_field")
 
-    def on_update(self) -> None:
+    async def on_update(self) -> None:
+        if self.enabled:  # the jobs of its doctype's saves may ride in their records: the relays look there
+            await outbox.register_carrier(self.ctx.site, self.ctx.meta(self.document_type).collection)
         resync_after_commit(self.ctx)
 
     def after_delete(self) -> None:

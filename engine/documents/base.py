@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from engine import exceptions as exc
+from engine.jobs.payload import CARRIED, CARRIED_AT
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -216,6 +217,9 @@ class BaseDocument:
         if "_id" in data:
             data["name"] = data.pop("_id")
         data.pop("_ancestors", None)
+        if CARRIED in data:  # jobs a write carries, not fields (engine/jobs/payload.py)
+            data.pop(CARRIED)
+            data.pop(CARRIED_AT, None)
         meta = self._meta
         nested = meta.nested_fieldnames  # only tables and JSON fields hold dicts or lists
         for key in nested.intersection(data) if nested else ():

@@ -67,6 +67,7 @@ from engine.context import unit_of_work
 from engine.documents import docstatus, lifecycle, naming, store, validation, versioning
 from engine.documents.docstatus import Action
 from engine.documents.lifecycle import Operation, SaveOptions, Step
+from engine.jobs import payload
 from engine.translation import _
 
 if TYPE_CHECKING:
@@ -121,10 +122,14 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
     opts = SaveOptions(ignore_permissions=ignore_permissions, ignore_links=ignore_links,
                        ignore_mandatory=ignore_mandatory)
     now = now_str()
+    # no hook after the write: a Notification's job rides in its document's record (written with it
+    # in either mode), as a single insert's does
+    early = not any(step in lifecycle.HOOK_EVENTS for step in after)
     ops: Ops = {}
     for index, row in enumerate(rows):
         try:
             ops[index] = _operation(ctx, meta, controller, row, opts, now, naming_hook)
+            ops[index].match_early = early
         except exc.FwError as e:
             result.failed[index] = e
     async with unit_of_work(ctx):  # (its own without one: the realtime events go out on its commit)
@@ -134,6 +139,9 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
         order = sorted(ops)
         tables = meta.table_fieldnames
         records = [lifecycle.clean_record(ops[i].doc.to_record(), tables) for i in order]
+        for position, index in enumerate(order):
+            if ops[index].carried_jobs:
+                payload.carry_in_record(records[position], ops[index].carried_jobs)
         if atomic:
             await _write_in_transaction(ctx, meta, records)
             refused: set[int] = set()

@@ -39,6 +39,7 @@ from engine.documents import (
     workflow_check,
 )
 from engine.documents.docstatus import Action
+from engine.jobs import payload
 from engine.meta import fieldtypes
 from engine.meta.workflows import Transition, workflow_for
 from engine.translation import _
@@ -80,8 +81,12 @@ class Operation:
     # `validate_fields` types them again; without it the second pass would find nothing to change
     recoerce: bool = False
     naming_hook: bool = True  # a before_naming hook exists (from the plan: set_name skips asking)
+    # no hook runs after the write: what the document will be is known before it (`match_notifications`)
+    match_early: bool = False
     # the Notifications that fire on it, when `match_notifications` decided before the write (None: not yet)
     notifications: list[str] | None = None
+    # jobs the write carries in the document's own record (`engine.jobs.queue.carry`: `{enqueue_id: entry}`)
+    carried_jobs: dict[str, dict[str, Any]] | None = None
 
 
 Step = Callable[[Operation], Awaitable[None]]
@@ -286,7 +291,10 @@ async def persist_insert(op: Operation) -> None:
         return
     if not op.counted_name or doc.meta.unique_fields:  # (else nothing could clash: no query, no coroutines)
         await _refuse_duplicates(op, record, check_name=not op.counted_name)
-    await store.insert(op.ctx, doc.meta, record, final=op.final_write and answer_fits(op.ctx, record))
+    final = op.final_write and answer_fits(op.ctx, record)
+    if op.carried_jobs:
+        payload.carry_in_record(record, op.carried_jobs)
+    await store.insert(op.ctx, doc.meta, record, final=final)
     doc.mark_stored()
 
 
@@ -304,7 +312,7 @@ async def persist_update(op: Operation) -> None:
         if key != "_id" and stored.get(key) != value:
             set_[key] = value
     for key in stored:
-        if key not in record and key not in ("_id", "_ancestors"):
+        if key not in record and key not in store.INTERNAL_KEYS:
             unset.append(key)
     changed_unique = [f.fieldname for f in doc.meta.unique_fields if f.fieldname in set_]
     if changed_unique:
@@ -312,6 +320,8 @@ async def persist_update(op: Operation) -> None:
     if doc.meta.is_tree and (doc.meta.nsm_parent_field in set_ or doc.meta.nsm_parent_field in unset):
         set_["_ancestors"] = await tree.move(op.ctx, doc)
     final = op.final_write and not doc.meta.is_tree and answer_fits(op.ctx, record)
+    if op.carried_jobs:
+        payload.carry_in_update(set_, op.carried_jobs)
     try:
         matched = await store.update(op.ctx, doc.meta, doc.name, set_, unset, expected_modified=expected,
                                      final=final)
@@ -398,18 +408,20 @@ async def emit_realtime(op: Operation) -> None:
 
 
 async def match_notifications(op: Operation) -> None:
-    """Before a write that would skip its transaction (`final_write`): whether a Notification fires on
-    it (engine/notifications/alerts.py, through the core's `fw_notifications_match` doc_event), which
-    then gives the write its transaction, so that the job the Notification queues commits with the
-    document. Only doctypes with an enabled Notification keep this step in their plans (`NEEDED`)."""
-    if op.final_write:
+    """Before the write of an operation with no hook after it (`match_early`): the Notifications that
+    fire on it (engine/notifications/alerts.py, through the core's `fw_notifications_match` doc_event),
+    whose job the write then carries in the document's own record (`carried_jobs`): no transaction
+    and no second write. Only doctypes with an enabled Notification keep this step in their plans
+    (`NEEDED`)."""
+    if op.match_early:
         for handler in op.ctx.site.apps.handlers(op.doc.doctype, MATCH_EVENT):
             await _call(handler, op)
 
 
 async def queue_notifications(op: Operation) -> None:
     """The site's Notifications on the document (engine/notifications/alerts.py, reached through the
-    core's `fw_notifications` doc_event): a job queued with the commit for those that fire. Only
+    core's `fw_notifications` doc_event), unless `match_notifications` decided before the write: a job
+    queued with the commit for those that fire. Only
     doctypes with an enabled Notification keep this step in their plans (`NEEDED`)."""
     for handler in op.ctx.site.apps.handlers(op.doc.doctype, NOTIFY_EVENT):
         await _call(handler, op)
@@ -558,6 +570,7 @@ async def _run(op: Operation, steps: tuple[Step, ...]) -> None:
     # write or fail: no post-write hook, no Version record
     op.final_write = ((op.ctx.uow is None or op.ctx.single_operation) and not plan.hooks_after_write
                       and not op.doc.meta.track_changes)
+    op.match_early = not plan.hooks_after_write
     async with unit_of_work(op.ctx):
         for step in plan.steps:
             await step(op)

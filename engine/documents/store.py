@@ -4,7 +4,8 @@ the end).
 
 Storage shape: one collection per doctype (`meta.collection`), `_id` is the document `name`,
 child-table rows are embedded under their table fieldname, dates and datetimes are strings in
-Frappe's wire format (so they sort as text), tree documents carry `_ancestors` (root first).
+Frappe's wire format (so they sort as text), tree documents carry `_ancestors` (root first), and a
+record may carry jobs until a relay takes them (`_fw_jobs`: engine/jobs/payload.py).
 Every call taking a `Context` joins its unit of work: writes open its transaction, reads use it once
 open. `collection(ctx, meta)` serves a caller that needs a driver call of its own (it passes the
 session); `collection_of(site, doctype)` serves site-level work outside a unit of work (bootstrap,
@@ -21,13 +22,15 @@ from typing import TYPE_CHECKING, Any
 
 from engine import db
 from engine import exceptions as exc
+from engine.jobs.payload import CARRIED_KEYS
 
 if TYPE_CHECKING:
     from engine.context import Context
     from engine.meta.schema import Meta
     from engine.site import Site
 
-INTERNAL_KEYS = frozenset({"_id", "_ancestors"})
+# not fields: the name, a tree document's ancestors, the jobs its last writes carry (engine/jobs/payload.py)
+INTERNAL_KEYS = frozenset({"_id", "_ancestors", *CARRIED_KEYS})
 
 
 def collection(ctx: Context, meta: Meta) -> Any:

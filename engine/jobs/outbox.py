@@ -16,6 +16,13 @@ to a Redis outage.
   its result is kept (an hour), and a finished job carries the enqueue's own `enqueue_id`, so
   sending it again is recognised as the same enqueue and not run again.
 
+- A job may also travel in the record of the one document whose write queues it (`carried_entry`,
+  through `engine.jobs.queue.carry`: the Notifications' on a save with nothing after its write):
+  written with the document in a single-document write, it needs no transaction. The relays find
+  such records through a sparse index in the collections registered with `register_carrier`, queue
+  their jobs and take them off the record (`relay_carried`); a deleted record's jobs move into the
+  outbox with the delete (`adopt`).
+
 What the outbox does not cover: jobs already in Redis when Redis loses its data (run Redis with
 `appendonly yes` so that a restart keeps them).
 """
@@ -31,10 +38,11 @@ from typing import TYPE_CHECKING, Any
 from engine import db
 from engine import exceptions as exc
 from engine.jobs.backends import ArqBackend, backend_for
-from engine.jobs.payload import JobPayload
+from engine.jobs.payload import CARRIED, CARRIED_AT, JobPayload
 
 if TYPE_CHECKING:
     from engine.context import Context
+    from engine.documents.base import BaseDocument
     from engine.site import Site
 
 log = logging.getLogger("fw.jobs")
@@ -43,6 +51,9 @@ RELAY_AFTER = 2.0  # s: younger jobs are left to the push of the request that wr
 RELAY_INTERVAL = 1.0  # s between looks at the outbox
 RELAY_BACKOFF_MAX = 30.0  # s between tries while Redis or MongoDB is away
 BATCH = 100
+CARRIERS = "_fw_job_carriers"  # the collections whose records may carry jobs: {_id: collection name}
+# (not "fw_...": schema sync keeps only its own "fw_" indexes)
+CARRIED_INDEX = "_fw_carried_jobs"
 
 
 async def add(ctx: Context, backend: ArqBackend, payload: JobPayload, *, at_front: bool,
@@ -98,12 +109,87 @@ async def relay_pending(site: Site, backend: ArqBackend, *, older_than: float = 
     return len(records)
 
 
+def carried_entry(payload: JobPayload, *, at_front: bool = False) -> dict[str, Any]:
+    """A job as a record carries it (`engine.jobs.payload.carry_in_record`): as the outbox keeps it."""
+    return {"job_id": payload.job_id, "payload": payload.to_dict(), "at_front": at_front}
+
+
+async def register_carrier(site: Site, collection: str) -> None:
+    """Let the records of `collection` carry jobs: the relays look there from now on (idempotent)."""
+    with db.translate_errors():
+        await site.db.collection(collection).create_index([(CARRIED_AT, 1)], name=CARRIED_INDEX, sparse=True)
+        await site.db.collection(CARRIERS).update_one({"_id": collection}, {"$set": {"_id": collection}},
+                                                      upsert=True)
+
+
+async def relay_carried(site: Site, backend: ArqBackend) -> int:
+    """Queue the jobs that committed records carry (at most BATCH records per collection) and take
+    them off the records; returns how many jobs. A job queued twice (a relay beside this one, or one
+    that died before taking it off) is refused by arq, as the outbox's are."""
+    relayed = 0
+    with db.translate_errors():
+        carriers = [str(r["_id"]) for r in await site.db.collection(CARRIERS).find({}, {"_id": 1}).to_list(None)]
+    for name in carriers:
+        collection = site.db.collection(name)
+        with db.translate_errors():
+            records = await collection.find({CARRIED_AT: {"$exists": True}}, {CARRIED: 1}).sort(
+                CARRIED_AT, 1).limit(BATCH).to_list(None)
+        for record in records:
+            pushed: list[str] = []
+            try:
+                for enqueue_id, entry in (record.get(CARRIED) or {}).items():
+                    await backend.submit(JobPayload.from_dict(entry["payload"]), at_front=bool(entry.get("at_front")))
+                    pushed.append(enqueue_id)
+            finally:
+                await _take_off(collection, record["_id"], pushed)
+            relayed += len(pushed)
+    if relayed:
+        log.info("relayed %d carried job(s)", relayed)
+    return relayed
+
+
+async def _take_off(collection: Any, record_id: Any, pushed: list[str]) -> None:
+    """Remove the jobs `pushed` from a record, and its carrying marks once it carries none (a job a
+    save added meanwhile stays, marks included: one atomic update)."""
+    left = {"$gt": [{"$size": {"$objectToArray": {"$ifNull": [f"${CARRIED}", {}]}}}, 0]}
+    pipeline: list[dict[str, Any]] = [{"$unset": [f"{CARRIED}.{i}" for i in pushed]}] if pushed else []
+    pipeline.append({"$set": {CARRIED: {"$cond": [left, f"${CARRIED}", "$$REMOVE"]},
+                              CARRIED_AT: {"$cond": [left, f"${CARRIED_AT}", "$$REMOVE"]}}})
+    with db.translate_errors():
+        await collection.update_one({"_id": record_id}, pipeline)
+
+
+async def adopt(ctx: Context, carried: dict[str, Any]) -> None:
+    """The jobs a record carried (`{enqueue_id: entry}`) into the outbox, in the unit of work's
+    transaction: the record is being deleted, and its jobs must outlive it."""
+    if not carried:
+        return
+    created = time.time() - RELAY_AFTER  # (for the relays' next look)
+    records = [{"_id": enqueue_id, **entry, "created": created} for enqueue_id, entry in carried.items()]
+    session = await ctx.write_session()
+    with db.translate_errors():
+        await ctx.db.collection(COLLECTION).insert_many(records, session=session)
+
+
+async def on_delete(doc: BaseDocument, event: str) -> None:
+    """The core's `after_delete` handler (every doctype): the jobs the deleted record carried, into
+    the outbox with the delete."""
+    stored = doc._stored
+    if stored and stored.get(CARRIED):
+        await adopt(doc.ctx, stored[CARRIED])
+
+
+async def relay_once(site: Site, backend: ArqBackend, *, older_than: float = 0.0) -> int:
+    """One look by a relay: the outbox's jobs, then the carried ones; how many it queued."""
+    return await relay_pending(site, backend, older_than=older_than) + await relay_carried(site, backend)
+
+
 async def run_relay(site: Site, backend: ArqBackend) -> None:
     """Relay the outbox until cancelled, backing off while Redis or MongoDB does not answer."""
     delay = RELAY_INTERVAL
     while True:
         try:
-            relayed = await relay_pending(site, backend, older_than=RELAY_AFTER)
+            relayed = await relay_once(site, backend, older_than=RELAY_AFTER)
         except asyncio.CancelledError:
             raise
         except Exception as e:  # the relay must outlive any outage; it logs and tries again

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import importlib
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -13,6 +14,11 @@ from engine import exceptions as exc
 QUEUES = ("short", "default", "long")
 DEFAULT_TIMEOUTS = {"short": 300, "default": 300, "long": 1500}
 MAX_TIMEOUT = 24 * 3600  # s: what a job without a timeout (0) may run in a worker
+# A job carried by the write of one document: kept in that document's own record until a relay takes
+# it (engine/jobs/outbox.py), so that it exists exactly when the write does, with no transaction.
+CARRIED = "_fw_jobs"  # {enqueue_id: the job as the outbox keeps it}
+CARRIED_AT = "_fw_jobs_at"  # set while the record carries jobs: what the relays look for (sparse index)
+CARRIED_KEYS = frozenset({CARRIED, CARRIED_AT})
 
 
 @dataclass
@@ -43,6 +49,20 @@ class JobPayload:
         """From `to_dict`'s shape; keys this version does not know (a newer fw's) are ignored."""
         known = _FIELDS
         return cls(**{key: value for key, value in data.items() if key in known})
+
+
+def carry_in_record(record: dict[str, Any], jobs: Mapping[str, dict[str, Any]]) -> None:
+    """Put `jobs` (`{enqueue_id: entry}`, from `engine.jobs.queue.carry`) into a record about to be
+    inserted."""
+    record[CARRIED] = dict(jobs)
+    record[CARRIED_AT] = time.time()
+
+
+def carry_in_update(set_: dict[str, Any], jobs: Mapping[str, dict[str, Any]]) -> None:
+    """Add `jobs` to a record's carried jobs with its update's `$set` (beside any still waiting)."""
+    for enqueue_id, entry in jobs.items():
+        set_[f"{CARRIED}.{enqueue_id}"] = entry
+    set_[CARRIED_AT] = time.time()
 
 
 _NAMES = tuple(f.name for f in fields(JobPayload))

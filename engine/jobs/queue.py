@@ -54,21 +54,9 @@ async def enqueue(ctx: Context, method: str | Callable[..., Any], queue: str = "
     `relay_only` (with Redis and `enqueue_after_commit`): the committed job waits in the outbox for a
     relay (within a second or so) rather than being pushed to Redis by this process after the commit.
     """
-    if queue not in QUEUES and queue not in ctx.site.settings.job_queue_timeouts:
-        raise exc.ValidationError(_("Unknown queue {0}", queue), field="queue")
-    path = dotted_path(method)
-    resolve(path)  # fail now, not in the worker
+    payload = _payload(ctx, method, queue, timeout, job_name, on_success, on_failure, job_id, kwargs)
     if deduplicate and not job_id:
         raise exc.ValidationError(_("deduplicate needs a job_id"), field="job_id")
-    default_timeout = ctx.site.settings.job_queue_timeouts.get(queue, DEFAULT_TIMEOUTS.get(queue, 300))
-    payload = JobPayload(
-        site=ctx.site.name, user=ctx.user, lang=ctx.lang, method=path, kwargs=kwargs, queue=queue,
-        timeout=float(timeout or default_timeout), job_id=f"{ctx.site.name}::{job_id or uuid.uuid4().hex}",
-        job_name=job_name or path, on_success=dotted_path(on_success) if on_success else None,
-        on_failure=dotted_path(on_failure) if on_failure else None)
-    for cb in (payload.on_success, payload.on_failure):
-        if cb:
-            resolve(cb)
     if now:
         return await runner.execute(ctx.site, payload)
     backend = backend_for(ctx.site)
@@ -86,6 +74,39 @@ async def enqueue(ctx: Context, method: str | Callable[..., Any], queue: str = "
         return None
     submitted = await backend.submit(payload, at_front=at_front)
     return payload.job_id if submitted else None
+
+
+def carry(ctx: Context, method: str | Callable[..., Any], queue: str = "default", *, job_name: str | None = None,
+          **kwargs: Any) -> dict[str, dict[str, Any]] | None:
+    """`method(**kwargs)` as a job for the write of one document to carry in its own record
+    (`engine.jobs.payload.carry_in_record` / `carry_in_update`): it exists exactly when that write
+    does, with no transaction and no Redis call in the request, and a relay queues it within a second
+    or so (engine/jobs/outbox.py). `{enqueue_id: entry}`; None without Redis, where nothing needs
+    carrying (`enqueue(..., enqueue_after_commit=True)` runs the job after the commit)."""
+    if not isinstance(backend_for(ctx.site), ArqBackend):
+        return None
+    payload = _payload(ctx, method, queue, None, job_name, None, None, None, kwargs)
+    return {payload.enqueue_id: outbox.carried_entry(payload)}
+
+
+def _payload(ctx: Context, method: str | Callable[..., Any], queue: str, timeout: float | None,
+             job_name: str | None, on_success: str | Callable[..., Any] | None,
+             on_failure: str | Callable[..., Any] | None, job_id: str | None, kwargs: dict[str, Any]) -> JobPayload:
+    """The job as it travels, its method and callbacks checked now (not in the worker)."""
+    if queue not in QUEUES and queue not in ctx.site.settings.job_queue_timeouts:
+        raise exc.ValidationError(_("Unknown queue {0}", queue), field="queue")
+    path = dotted_path(method)
+    resolve(path)  # fail now, not in the worker
+    default_timeout = ctx.site.settings.job_queue_timeouts.get(queue, DEFAULT_TIMEOUTS.get(queue, 300))
+    payload = JobPayload(
+        site=ctx.site.name, user=ctx.user, lang=ctx.lang, method=path, kwargs=kwargs, queue=queue,
+        timeout=float(timeout or default_timeout), job_id=f"{ctx.site.name}::{job_id or uuid.uuid4().hex}",
+        job_name=job_name or path, on_success=dotted_path(on_success) if on_success else None,
+        on_failure=dotted_path(on_failure) if on_failure else None)
+    for cb in (payload.on_success, payload.on_failure):
+        if cb:
+            resolve(cb)
+    return payload
 
 
 async def job_status(site: Site, job_id: str) -> str | None:

@@ -7,8 +7,11 @@ A write of a doctype that has enabled Notifications runs the lifecycle steps `ma
 them out of every other doctype, so they pay nothing), which call `match_operation` and `on_operation`
 through the core's doc_events. The request only decides which rules fire (their event, the changed
 value, the condition): a save on which none fires queues nothing; one on which some fire queues one
-job with its commit (`enqueue_after_commit`: with Redis through the job outbox, in the document's own
-transaction), and the job (`run_rules`) renders and sends each rule in its own unit of work, once.
+job. When no hook follows the write, the rules are matched before it and the job rides in the
+document's own record (`jobs.carry`, with Redis: no transaction, no second write; the relays queue it
+within a second or so); otherwise they are matched after the hooks and the job is queued with the
+commit (`enqueue_after_commit`: through the job outbox, in the document's transaction). The job
+(`run_rules`) renders and sends each rule in its own unit of work, once.
 A condition is evaluated by engine/safe_eval.py (no Python `eval`), subject and message by Jinja's
 sandbox with `doc` (values escaped in the HTML message) and `_` (in the recipient's language). A rule
 that fails (a broken condition, template or recipient) is written to the Error Log under its name;
@@ -30,7 +33,9 @@ from engine.context import Context, run_in_unit_of_work
 from engine.documents import store
 from engine.documents.docstatus import Action
 from engine.documents.factory import get_doc
+from engine.documents.lifecycle import name_children
 from engine.error_log import log_error
+from engine.jobs import outbox
 from engine.jobs import queue as jobs
 from engine.mail.templates import render_string
 from engine.notifications import log, mail
@@ -68,32 +73,39 @@ def events_of(op: Operation) -> tuple[str, ...]:
 
 
 async def match_operation(op: Operation) -> None:
-    """The core's `fw_notifications_match` handler, before the write of an operation that would skip
-    its transaction (`op.final_write`: nothing after the write can write): the rules that fire on it.
-    When one does, the write takes a transaction after all, so that the job the rule queues (in the
-    job outbox) commits with the document or not at all; `on_operation` queues it after the write."""
+    """The core's `fw_notifications_match` handler, before the write of an operation that no hook
+    follows (`op.match_early`: the document is written as it stands): the rules that fire on it. Their
+    job rides in the write itself, in the document's own record (`jobs.carry`; with Redis): it exists
+    exactly when the write does, without a transaction or a second write. `on_operation` then has
+    nothing left to do."""
     ctx = op.ctx
-    if not op.final_write or ctx.flags.get(QUIET):
+    if not op.match_early or ctx.flags.get(QUIET):
         return
+    doc = op.doc
     update = op.old_docstatus is not None
-    before = op.doc._stored if update else None
-    # (an update's write stamps `modified` and `modified_by`; a condition sees them as the job will)
+    if update:  # (as the write will: new rows get their names, the record its stamps)
+        name_children(doc)
+    before = doc._stored if update else None
     stamp = {"modified": op.now, "modified_by": ctx.user} if update else None
-    op.notifications = await matching(ctx, op.doc, events_of(op), before, stamp)
-    if op.notifications:
-        op.final_write = False
+    names, values = await _matching(ctx, doc, events_of(op), before, stamp)
+    op.notifications, op.carried_jobs = names, None  # (a batch may run its steps again: this run decides)
+    if names and values is not None:
+        carried = jobs.carry(ctx, run_rules, queue="short", job_name=f"notify {doc.doctype} {doc.name}",
+                             doctype=doc.doctype, values=values, rules=names, key=uuid.uuid4().hex)
+        if carried is None:  # jobs run in this process: after the commit
+            await _queue(ctx, doc, names, values)
+        else:
+            op.carried_jobs = carried
 
 
 async def on_operation(op: Operation) -> None:
-    """The core's `fw_notifications` handler, after the write: queue one job, with the commit, that
-    sends the rules that fire on this operation; a save on which none fires queues nothing. (After a
-    write that skipped its transaction, `match_operation` decided before it.)"""
+    """The core's `fw_notifications` handler, after the write and its hooks: queue one job, with the
+    commit, that sends the rules that fire on this operation; a save on which none fires queues
+    nothing. (Unless `match_operation` decided before the write.)"""
     ctx = op.ctx
-    if ctx.flags.get(QUIET) or ctx.uow is None:
+    if op.notifications is not None or ctx.flags.get(QUIET) or ctx.uow is None:
         return
-    names = op.notifications
-    if names is None:
-        names = await matching(ctx, op.doc, events_of(op), op.stored_before)
+    names = await matching(ctx, op.doc, events_of(op), op.stored_before)
     if names:
         await _queue(ctx, op.doc, names)
 
@@ -109,14 +121,21 @@ async def after_method(doc: BaseDocument, method: str) -> None:
         await _queue(ctx, doc, names)
 
 
-async def matching(ctx: Context, doc: BaseDocument, events: tuple[str, ...], before: Mapping[str, Any] | None,
-                   stamp: Mapping[str, Any] | None = None) -> list[str]:
+async def matching(ctx: Context, doc: BaseDocument, events: tuple[str, ...], before: Mapping[str, Any] | None
+                   ) -> list[str]:
     """The names of the doctype's enabled rules that fire on `events` of `doc`: the event is theirs, the
     watched value changed, the condition holds. A condition that fails to evaluate counts as firing:
     the job evaluates it again and writes the failure to the Error Log under the rule's name."""
+    return (await _matching(ctx, doc, events, before, None))[0]
+
+
+async def _matching(ctx: Context, doc: BaseDocument, events: tuple[str, ...], before: Mapping[str, Any] | None,
+                    stamp: Mapping[str, Any] | None) -> tuple[list[str], dict[str, Any] | None]:
+    """`matching`, and the document's values the rules saw (None when no rule's event was this one),
+    with `stamp` over them (what the write will set)."""
     rules = await rules_of(ctx, doc.doctype)
     if not rules:
-        return []
+        return [], None
     wanted = {FIRES[e] for e in events if e in FIRES and not (e == "on_change" and before is None)}
     values: dict[str, Any] | None = None
     names: list[str] = []
@@ -133,7 +152,7 @@ async def matching(ctx: Context, doc: BaseDocument, events: tuple[str, ...], bef
             continue
         if _condition_holds(rule, values):
             names.append(str(rule["_id"]))
-    return names
+    return names, values
 
 
 def _value_changed(rule: Mapping[str, Any], values: Mapping[str, Any], before: Mapping[str, Any] | None) -> bool:
@@ -151,13 +170,14 @@ def _condition_holds(rule: Mapping[str, Any], values: dict[str, Any]) -> bool:
         return True
 
 
-async def _queue(ctx: Context, doc: BaseDocument, names: list[str]) -> None:
-    """One job for the rules `names` that fire on `doc`, queued with the unit of work's commit (with
-    Redis through the job outbox, in the same transaction as the document, and left to the outbox's
-    relays: the request makes no Redis call, the job starts within a second or so)."""
+async def _queue(ctx: Context, doc: BaseDocument, names: list[str], values: dict[str, Any] | None = None) -> None:
+    """One job for the rules `names` that fire on `doc` (its `values`, by default as it stands), queued
+    with the unit of work's commit (with Redis through the job outbox, in the same transaction as the
+    document, and left to the outbox's relays: the request makes no Redis call, the job starts within
+    a second or so)."""
     await jobs.enqueue(ctx, run_rules, queue="short", job_name=f"notify {doc.doctype} {doc.name}",
-                       enqueue_after_commit=True, relay_only=True, doctype=doc.doctype, values=doc.as_dict(),
-                       rules=names, key=uuid.uuid4().hex)
+                       enqueue_after_commit=True, relay_only=True, doctype=doc.doctype,
+                       values=doc.as_dict() if values is None else values, rules=names, key=uuid.uuid4().hex)
 
 
 async def run_rules(ctx: Context, doctype: str, values: dict[str, Any], rules: list[str], key: str) -> int:
@@ -235,9 +255,14 @@ async def _first_time(ctx: Context, key: str) -> None:
 
 
 async def ensure_indexes(site: Site) -> None:
-    """The sent keys are kept a week (no job runs again later than that)."""
+    """The sent keys are kept a week (no job runs again later than that); the doctypes with enabled
+    rules carry jobs in their records (registered when a rule is saved; again here, for a site
+    restored or upgraded)."""
     await site.db.collection(SENT).create_index([("created", 1)], name="fw_expires",
                                                 expireAfterSeconds=int(SENT_KEPT.total_seconds()))
+    for doctype in sorted(site.meta.notified):
+        if site.meta.exists(doctype):
+            await outbox.register_carrier(site, site.meta.get(doctype).collection)
 
 
 async def send(ctx: Context, rule: Mapping[str, Any], values: dict[str, Any]) -> None:
