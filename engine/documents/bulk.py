@@ -140,8 +140,8 @@ async def insert_many(ctx: Context, doctype: str, rows: Sequence[Mapping[str, An
         tables = meta.table_fieldnames
         records = [lifecycle.clean_record(ops[i].doc.to_record(), tables) for i in order]
         for position, index in enumerate(order):
-            if ops[index].carried_jobs:
-                payload.carry_in_record(records[position], ops[index].carried_jobs)
+            if carried := ops[index].carried_jobs:
+                payload.carry_in_record(records[position], carried)
         if atomic:
             await _write_in_transaction(ctx, meta, records)
             refused: set[int] = set()
