@@ -17,10 +17,11 @@ production):
 Each save is an insert through the document lifecycle as a request does it (its own unit of work,
 after-commit callbacks included). Per save: this process's CPU (median of the rounds, the cases
 alternating round by round so the machine's load moves all alike), mongod's CPU, and the Python
-function calls (sys.setprofile, a separate pass). Then, for the firing case, the work left to the
-job: the outbox relayed and the jobs run by an arq worker in this process, with the Notification Logs
-counted (each save exactly one). Last, the latency a user sees: with a relay and a worker running in
-this process, the time from a firing save's return to its Notification Log, save after save."""
+function calls (sys.setprofile, a separate pass). Then, for the firing cases, the work left to the
+job: the jobs relayed (from the saved records that carry them, or the outbox) and run by an arq
+worker in this process, with the Notification Logs counted (each save exactly one). Last, the
+latency a user sees: with a relay and a worker running in this process, the time from a firing
+save's return to its Notification Log, save after save."""
 
 from __future__ import annotations
 
