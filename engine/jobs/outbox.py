@@ -124,25 +124,30 @@ async def register_carrier(site: Site, collection: str) -> None:
 
 async def relay_carried(site: Site, backend: ArqBackend) -> int:
     """Queue the jobs that committed records carry (at most BATCH records per collection) and take
-    them off the records; returns how many jobs. A job queued twice (a relay beside this one, or one
-    that died before taking it off) is refused by arq, as the outbox's are."""
-    relayed = 0
+    them off the records; returns how many jobs. One query looks into every carrier collection
+    (`$unionWith`), each through its sparse index. A job queued twice (a relay beside this one, or
+    one that died before taking it off) is refused by arq, as the outbox's are."""
     with db.translate_errors():
         carriers = [str(r["_id"]) for r in await site.db.collection(CARRIERS).find({}, {"_id": 1}).to_list(None)]
-    for name in carriers:
-        collection = site.db.collection(name)
-        with db.translate_errors():
-            records = await collection.find({CARRIED_AT: {"$exists": True}}, {CARRIED: 1}).sort(
-                CARRIED_AT, 1).limit(BATCH).to_list(None)
-        for record in records:
-            pushed: list[str] = []
-            try:
-                for enqueue_id, entry in (record.get(CARRIED) or {}).items():
-                    await backend.submit(JobPayload.from_dict(entry["payload"]), at_front=bool(entry.get("at_front")))
-                    pushed.append(enqueue_id)
-            finally:
-                await _take_off(collection, record["_id"], pushed)
-            relayed += len(pushed)
+    if not carriers:
+        return 0
+
+    def look(name: str) -> list[dict[str, Any]]:
+        return [{"$match": {CARRIED_AT: {"$exists": True}}}, {"$limit": BATCH},
+                {"$project": {CARRIED: 1}}, {"$addFields": {"_fw_carrier": name}}]
+
+    pipeline = look(carriers[0]) + [{"$unionWith": {"coll": name, "pipeline": look(name)}} for name in carriers[1:]]
+    records = await db.aggregate(site.db.collection(carriers[0]), pipeline)
+    relayed = 0
+    for record in records:
+        pushed: list[str] = []
+        try:
+            for enqueue_id, entry in (record.get(CARRIED) or {}).items():
+                await backend.submit(JobPayload.from_dict(entry["payload"]), at_front=bool(entry.get("at_front")))
+                pushed.append(enqueue_id)
+        finally:
+            await _take_off(site.db.collection(record["_fw_carrier"]), record["_id"], pushed)
+        relayed += len(pushed)
     if relayed:
         log.info("relayed %d carried job(s)", relayed)
     return relayed

@@ -29,13 +29,17 @@ from tests.support.redis_server import RedisServer
 from tests.support.users import user_context
 
 REVIEW = "Test Review"
+READING = "Test Reading"
 
 
 @pytest.fixture(autouse=True)
 def no_star_hooks(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Test Review without the fixture app's `"*"` handlers (the core's kept)."""
-    patch_handlers(monkeypatch, site.apps, lambda real: lambda doctype, event: real(doctype, event) if (
-        doctype != REVIEW) else tuple(h for h in real(doctype, event) if h.__module__.startswith("engine.")))
+    """Test Review and Test Reading without the fixture app's `"*"` handlers (the core's kept)."""
+    def core_only(real: Any) -> Any:
+        return lambda doctype, event: real(doctype, event) if doctype not in (REVIEW, READING) else tuple(
+            h for h in real(doctype, event) if h.__module__.startswith("engine."))
+
+    patch_handlers(monkeypatch, site.apps, core_only)
 
 
 
@@ -125,6 +129,21 @@ async def test_a_firing_save_carries_its_job_in_its_own_record_without_a_transac
     assert await subjects(ctx) == ["loud"]
 
 
+async def test_one_look_relays_the_jobs_of_every_carrier_doctype(redis_site: Site) -> None:
+    ctx = redis_site.context("Administrator")
+    await rule(ctx, "Reviewed")
+    await rule(ctx, "Read", document_type=READING, subject="reading {{ doc.sensor }}", condition="")
+    for i in range(3):
+        await new_doc(ctx, REVIEW, title=f"r{i}").insert()
+        await new_doc(ctx, READING, sensor=f"s{i}", date="2026-11-29", value=i).insert()
+    carriers = {r["_id"] for r in await redis_site.db.collection(outbox.CARRIERS).find({}).to_list(None)}
+    assert {redis_site.meta.get(REVIEW).collection, redis_site.meta.get(READING).collection} <= carriers
+    assert await relay(redis_site) == 6
+    assert await relay(redis_site) == 0
+    await run_short_jobs(redis_site)
+    assert await subjects(ctx) == ["r0", "r1", "r2", "reading s0", "reading s1", "reading s2"]
+
+
 async def test_a_write_that_fails_carries_nothing_away(redis_site: Site) -> None:
     ctx = redis_site.context("Administrator")
     await rule(ctx, "Reviewed")
@@ -148,6 +167,28 @@ async def test_jobs_carried_by_two_saves_are_both_sent(redis_site: Site) -> None
     assert await relay(redis_site) == 3
     await run_short_jobs(redis_site)
     assert await subjects(ctx) == ["one", "three", "two"]
+
+
+async def test_a_job_added_while_a_relay_works_on_the_record_stays_for_the_next_look(
+        redis_site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    ctx = redis_site.context("Administrator")
+    await rule(ctx, "Saved", event="Save", subject="{{ doc.title }}", condition="")
+    review = await new_doc(ctx, REVIEW, title="one").insert()
+    real = outbox._take_off
+
+    async def save_meanwhile(*args: Any) -> None:
+        review.title = "two"
+        await review.save()  # between the relay's look and its take-off
+        await real(*args)
+
+    monkeypatch.setattr(outbox, "_take_off", save_meanwhile)
+    assert await relay(redis_site) == 1
+    monkeypatch.setattr(outbox, "_take_off", real)
+    [(_id, entry)] = (await carried(redis_site, review.name)).items()  # (marks kept: `carried` checks)
+    assert entry["payload"]["kwargs"]["values"]["title"] == "two"
+    assert await relay(redis_site) == 1
+    await run_short_jobs(redis_site)
+    assert await subjects(ctx) == ["one", "two"]
 
 
 async def test_a_relay_that_dies_before_taking_jobs_off_sends_them_once(
