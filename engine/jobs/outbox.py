@@ -114,6 +114,12 @@ def carried_entry(payload: JobPayload, *, at_front: bool = False) -> dict[str, A
     return {"job_id": payload.job_id, "payload": payload.to_dict(), "at_front": at_front}
 
 
+def carries(site: Site) -> bool:
+    """Whether records may carry jobs on this site's database: MongoDB itself (the in-memory backend
+    has neither `$unionWith` nor pipeline updates, which the relays use)."""
+    return site.db.backend == "mongo"
+
+
 async def register_carrier(site: Site, collection: str) -> None:
     """Let the records of `collection` carry jobs: the relays look there from now on (idempotent)."""
     with db.translate_errors():
@@ -127,6 +133,8 @@ async def relay_carried(site: Site, backend: ArqBackend) -> int:
     them off the records; returns how many jobs. One query looks into every carrier collection
     (`$unionWith`), each through its sparse index. A job queued twice (a relay beside this one, or
     one that died before taking it off) is refused by arq, as the outbox's are."""
+    if not carries(site):
+        return 0
     with db.translate_errors():
         carriers = [str(r["_id"]) for r in await site.db.collection(CARRIERS).find({}, {"_id": 1}).to_list(None)]
     if not carriers:

@@ -82,8 +82,9 @@ def carry(ctx: Context, method: str | Callable[..., Any], queue: str = "default"
     (`engine.jobs.payload.carry_in_record` / `carry_in_update`): it exists exactly when that write
     does, with no transaction and no Redis call in the request, and a relay queues it within a second
     or so (engine/jobs/outbox.py). `{enqueue_id: entry}`; None without Redis, where nothing needs
-    carrying (`enqueue(..., enqueue_after_commit=True)` runs the job after the commit)."""
-    if not isinstance(backend_for(ctx.site), ArqBackend):
+    carrying (`enqueue(..., enqueue_after_commit=True)` runs the job after the commit), and on the
+    in-memory backend, which lacks the queries the relays use (`outbox.carries`)."""
+    if not isinstance(backend_for(ctx.site), ArqBackend) or not outbox.carries(ctx.site):
         return None
     payload = _payload(ctx, method, queue, None, job_name, None, None, None, kwargs)
     return {payload.enqueue_id: outbox.carried_entry(payload)}

@@ -24,7 +24,7 @@ from engine.notifications import alerts
 from engine.query import listing
 from engine.site import Site
 from tests.support.hooks import patch_handlers
-from tests.support.jobs import jobs_done
+from tests.support.jobs import arq_jobs, jobs_done
 from tests.support.redis_server import RedisServer
 from tests.support.users import user_context
 
@@ -33,6 +33,10 @@ READING = "Test Reading"
 
 
 @pytest.fixture(autouse=True)
+def review_without_star_hooks(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    no_star_hooks(site, monkeypatch)
+
+
 def no_star_hooks(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     """Test Review and Test Reading without the fixture app's `"*"` handlers (the core's kept)."""
     def core_only(real: Any) -> Any:
@@ -274,6 +278,23 @@ async def test_a_hook_after_the_write_sends_the_job_through_the_outbox_in_the_tr
     assert await outbox.relay_once(redis_site, queue.backend_for(redis_site)) == 1  # type: ignore[arg-type]
     await run_short_jobs(redis_site)
     assert await subjects(ctx) == ["loud A"]
+
+
+async def test_on_the_in_memory_backend_the_job_goes_through_the_outbox(
+        memory_site: Site, own_redis: RedisServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    """mongomock has neither `$unionWith` nor pipeline updates: no record carries a job there."""
+    no_star_hooks(memory_site, monkeypatch)
+    async with arq_jobs(memory_site, own_redis.url):
+        ctx = memory_site.context("Administrator")
+        await rule(ctx, "Reviewed")
+        loud = await new_doc(ctx, REVIEW, title="in memory").insert()
+        record = await memory_site.db.collection(memory_site.meta.get(REVIEW).collection).find_one({"_id": loud.name})
+        assert record is not None and payload.CARRIED not in record
+        [entry] = await waiting(memory_site)
+        assert entry["payload"]["kwargs"]["values"]["name"] == loud.name
+        assert await outbox.relay_once(memory_site, queue.backend_for(memory_site)) == 1  # type: ignore[arg-type]
+        await run_short_jobs(memory_site)
+        assert await subjects(ctx) == ["in memory"]
 
 
 async def test_a_value_change_is_seen_before_the_write(ctx: Context, monkeypatch: pytest.MonkeyPatch) -> None:
