@@ -611,8 +611,13 @@ async def delete(doc: BaseDocument, opts: SaveOptions = SaveOptions()) -> None:
                 _("Submitted document cannot be deleted; cancel it first: {0} {1}", _(doc.doctype), doc.name))
         await run_hook(doc, "on_trash")
         await links.check_no_links(ctx, doc, submitted_only=False)
-        if not await store.delete(ctx, doc.meta, doc.name):
+        gone = await store.delete_returning(ctx, doc.meta, doc.name, {payload.CARRIED: 1})
+        if gone is None:
             raise exc.DoesNotExistError(_("{0} {1} not found", _(doc.doctype), doc.name))
+        if gone.get(payload.CARRIED) or (doc._stored or {}).get(payload.CARRIED):
+            # the jobs the record carried when it went (a save may have added some since it was read),
+            # for the core's after_delete handler that hands them to the job outbox
+            object.__setattr__(doc, "_stored", {**(doc._stored or {}), payload.CARRIED: gone.get(payload.CARRIED)})
         if trash.keeps(doc):  # in the same unit of work: the delete and its record stand or fall together
             await trash.record(ctx, doc, now_str())
         await run_hook(doc, "after_delete")  # the last "*" handler deletes its attached Files (engine/core/hooks.py)

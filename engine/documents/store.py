@@ -170,6 +170,14 @@ async def delete(ctx: Context, meta: Meta, name: str) -> bool:
     return bool(result.deleted_count)
 
 
+async def delete_returning(ctx: Context, meta: Meta, name: str, projection: dict[str, Any]) -> dict[str, Any] | None:
+    """Delete one record in one atomic call: its `projection` as it was when it went, or None when
+    there was none."""
+    session = await ctx.write_session()
+    with db.translate_errors(meta.name):
+        return await collection(ctx, meta).find_one_and_delete({"_id": name}, projection, session=session)
+
+
 async def delete_many(ctx: Context, meta: Meta, filter: dict[str, Any]) -> int:
     """Delete the records matching `filter` in the unit of work; how many went."""
     session = await ctx.write_session()

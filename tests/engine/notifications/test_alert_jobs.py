@@ -259,6 +259,23 @@ async def test_documents_inserted_in_bulk_carry_their_jobs_in_either_mode(redis_
     assert await subjects(ctx) == ["a", "b", "c", "d"]
 
 
+async def test_a_delete_hands_over_the_jobs_a_save_added_after_the_delete_read_the_record(
+        redis_site: Site) -> None:
+    ctx = redis_site.context("Administrator")
+    await rule(ctx, "Saved", event="Save", subject="{{ doc.title }}", condition="")
+    review = await new_doc(ctx, REVIEW, title="first").insert()
+    doomed = await get_doc(ctx, REVIEW, review.name)  # read before the other save
+    other = await get_doc(redis_site.context("Administrator"), REVIEW, review.name)
+    other.title = "second"
+    await other.save()
+    assert len(await carried(redis_site, review.name)) == 2
+    await doomed.delete()
+    assert len(await waiting(redis_site)) == 2  # both: what the record carried when it went
+    assert await outbox.relay_once(redis_site, queue.backend_for(redis_site)) == 2  # type: ignore[arg-type]
+    await run_short_jobs(redis_site)
+    assert await subjects(ctx) == ["first", "second"]
+
+
 async def test_a_hook_after_the_write_sends_the_job_through_the_outbox_in_the_transaction(
         redis_site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
     ctx = redis_site.context("Administrator")
