@@ -421,8 +421,8 @@ async def match_notifications(op: Operation) -> None:
 async def queue_notifications(op: Operation) -> None:
     """The site's Notifications on the document (engine/notifications/alerts.py, reached through the
     core's `fw_notifications` doc_event), unless `match_notifications` decided before the write: a job
-    queued with the commit for those that fire. Only
-    doctypes with an enabled Notification keep this step in their plans (`NEEDED`)."""
+    queued with the commit for those that fire. Only doctypes with an enabled Notification keep this
+    step in their plans (`NEEDED`)."""
     for handler in op.ctx.site.apps.handlers(op.doc.doctype, NOTIFY_EVENT):
         await _call(handler, op)
 
@@ -614,10 +614,11 @@ async def delete(doc: BaseDocument, opts: SaveOptions = SaveOptions()) -> None:
         gone = await store.delete_returning(ctx, doc.meta, doc.name, {payload.CARRIED: 1})
         if gone is None:
             raise exc.DoesNotExistError(_("{0} {1} not found", _(doc.doctype), doc.name))
-        if gone.get(payload.CARRIED) or (doc._stored or {}).get(payload.CARRIED):
+        stored = doc._stored or {}
+        if gone.get(payload.CARRIED) != stored.get(payload.CARRIED):
             # the jobs the record carried when it went (a save may have added some since it was read),
             # for the core's after_delete handler that hands them to the job outbox
-            object.__setattr__(doc, "_stored", {**(doc._stored or {}), payload.CARRIED: gone.get(payload.CARRIED)})
+            object.__setattr__(doc, "_stored", {**stored, payload.CARRIED: gone.get(payload.CARRIED)})
         if trash.keeps(doc):  # in the same unit of work: the delete and its record stand or fall together
             await trash.record(ctx, doc, now_str())
         await run_hook(doc, "after_delete")  # the last "*" handler deletes its attached Files (engine/core/hooks.py)

@@ -63,8 +63,8 @@ async def add(ctx: Context, backend: ArqBackend, payload: JobPayload, *, at_fron
     the request spares the Redis call and the outbox delete, the job starts a second or so later."""
     created = time.time()
     # (`created` orders the relay's work and says when it may take a job: one left to it, at once)
-    record = {"_id": payload.enqueue_id, "job_id": payload.job_id, "payload": payload.to_dict(),
-              "at_front": at_front, "created": created if push else created - RELAY_AFTER}
+    record = {"_id": payload.enqueue_id, **carried_entry(payload, at_front=at_front),
+              "created": created if push else created - RELAY_AFTER}
     session = await ctx.write_session()
     with db.translate_errors():
         await ctx.db.collection(COLLECTION).insert_one(record, session=session)
@@ -82,8 +82,7 @@ async def add(ctx: Context, backend: ArqBackend, payload: JobPayload, *, at_fron
 
 async def relay(site: Site, backend: ArqBackend, record: dict[str, Any]) -> None:
     """Push one outbox job to arq (once: see the module documentation), then delete it."""
-    payload = JobPayload.from_dict(record["payload"])
-    await backend.submit(payload, at_front=bool(record.get("at_front")))
+    await _submit(backend, record)
     with db.translate_errors():
         await site.db.collection(COLLECTION).delete_one({"_id": record["_id"]})
 
@@ -98,7 +97,7 @@ async def relay_pending(site: Site, backend: ArqBackend, *, older_than: float = 
     pushed: list[Any] = []
     try:
         for record in records:
-            await backend.submit(JobPayload.from_dict(record["payload"]), at_front=bool(record.get("at_front")))
+            await _submit(backend, record)
             pushed.append(record["_id"])
     finally:  # what reached arq leaves the outbox in one delete (a job pushed again is refused there anyway)
         if pushed:
@@ -107,6 +106,11 @@ async def relay_pending(site: Site, backend: ArqBackend, *, older_than: float = 
     if records:
         log.info("relayed %d job(s) from the outbox", len(records))
     return len(records)
+
+
+async def _submit(backend: ArqBackend, entry: dict[str, Any]) -> None:
+    """Queue a job as the outbox or a record keeps it (`carried_entry`'s shape)."""
+    await backend.submit(JobPayload.from_dict(entry["payload"]), at_front=bool(entry.get("at_front")))
 
 
 def carried_entry(payload: JobPayload, *, at_front: bool = False) -> dict[str, Any]:
@@ -151,7 +155,7 @@ async def relay_carried(site: Site, backend: ArqBackend) -> int:
         pushed: list[str] = []
         try:
             for enqueue_id, entry in (record.get(CARRIED) or {}).items():
-                await backend.submit(JobPayload.from_dict(entry["payload"]), at_front=bool(entry.get("at_front")))
+                await _submit(backend, entry)
                 pushed.append(enqueue_id)
         finally:
             await _take_off(site.db.collection(record["_fw_carrier"]), record["_id"], pushed)
